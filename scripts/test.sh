@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine, builds Loam, and runs every test: the unit and conformance tests, the
+# same tests under ASan+UBSan, and each libFuzzer target for a short while over its seed corpus.
+# LOAM_FUZZ_SECONDS (default 60) bounds each fuzz target; LOAM_SKIP_SANITIZE=1 skips the sanitizer pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup-deps.sh
+jobs=$(nproc)
+
+echo "== build (default)"
+cmake --preset default >/dev/null
+cmake --build --preset default -j "$jobs"
+echo "== test (default)"
+ctest --preset default -j "$jobs"
+
+if [ "${LOAM_SKIP_SANITIZE:-0}" != 1 ]; then
+  echo "== build (asan)"
+  cmake --preset asan >/dev/null
+  cmake --build --preset asan -j "$jobs"
+  echo "== test (asan)"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j "$jobs" -LE slow
+fi
+
+if [ -f tests/fuzz/CMakeLists.txt ]; then
+  echo "== fuzz"
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$jobs"
+  bash tests/fuzz/run-all.sh build/fuzz "${LOAM_FUZZ_SECONDS:-60}"
+fi
+echo "== all tests passed"
