@@ -1,0 +1,44 @@
+// Invocation options: one JSON file, checked against a schema, whose errors name the key.
+// The same options feed `loam check`, `loam build`, `loam test-case` and the CMake function; their
+// canonical form (sorted keys, no whitespace) is what any cache key is computed from.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loam {
+
+// One `layout` rule: tensors whose name matches `pattern` (a shell wildcard; `graph`, when given,
+// restricts it to the graph of that name) get these axis names, one per position. A merged axis is
+// written "(C H W)".
+struct LayoutRule {
+  std::optional<std::string> graph;
+  std::string pattern;
+  std::vector<std::string> axes;
+  bool operator==(const LayoutRule&) const = default;
+};
+
+struct Options {
+  std::vector<LayoutRule> layout;                 // ordered; the first rule that matches wins
+  std::optional<std::string> architecture;        // accepted, not read yet
+  std::map<std::string, int64_t> dims;            // dim_param -> static extent
+  std::optional<std::vector<std::string>> outputs;  // graph outputs forward returns
+  bool inline_weights = false;
+  std::vector<std::string> checkpoints;           // safetensors files (paths relative to the options file)
+  bool webgpu = false;                            // accepted, not read yet
+  bool operator==(const Options&) const = default;
+};
+
+// Parses and validates options JSON. `origin` names the file in errors ("opts.json: key
+// 'layout[2].axes[0]': expected a string").
+Options parse_options(std::string_view json_text, const std::string& origin);
+Options load_options(const std::filesystem::path& file);
+// Canonical JSON: keys sorted, no whitespace, defaults written out; equal options give equal bytes.
+std::string canonical_options_json(const Options& options);
+
+}  // namespace loam
