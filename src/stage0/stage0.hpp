@@ -1,0 +1,80 @@
+// Stage 0: settles at build time every extent a graph computes, evaluates the nodes whose operands
+// the build knows (they emit no code), and leaves to the run only what a value decides — the owed
+// conditions. Reads the Graph IR; the result refers to the model's nodes by index (it does not copy
+// the graph, whose initializers may be large).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "graph/graph.hpp"
+#include "options/options.hpp"
+#include "stage0/extent.hpp"
+#include "stage0/owed.hpp"
+
+namespace loam::stage0 {
+
+struct Stage0Options {
+  std::map<std::string, int64_t> dims;              // dim_param (or a name inside a spelled one) -> extent
+  std::optional<std::vector<std::string>> outputs;  // cut the graph to what these outputs read
+  std::string origin;                               // the model's file name, prefixed to errors
+  static Stage0Options from(const loam::Options& o, std::string origin = {});
+};
+
+// A tensor value the build knows. Integer and bool tensors hold Extents (bool as 0/1); float
+// tensors (only from a Constant or what folded from one, never a float initializer) hold f32.
+struct FoldedValue {
+  enum class Kind : uint8_t { Integer, Float };
+  Kind kind = Kind::Integer;
+  std::vector<Extent> ints;   // Kind::Integer, row-major
+  std::vector<float> floats;  // Kind::Float, row-major
+  std::size_t size() const { return kind == Kind::Integer ? ints.size() : floats.size(); }
+  bool all_constant() const;  // every integer element is a number (always true for floats)
+};
+
+struct ValueState {
+  std::string name;
+  ElementType elem = ElementType::Undefined;
+  std::vector<Extent> dims;
+  std::optional<FoldedValue> value;  // the build knows the elements
+  enum class Source : uint8_t { Input, Initializer, Node } source = Source::Node;
+  int64_t node = -1;                 // Source::Node: index into Model::graph.nodes
+  std::string shape_string() const;  // "[B, min(S, 1024), 64]"
+};
+
+struct NodeState {
+  std::size_t index = 0;  // into Model::graph.nodes
+  bool folded = false;    // every output is known: the node emits no code
+};
+
+// How forward binds an input symbol: from `input`'s axis `axis`, whose spelled length is `spelling`;
+// `alone` when the axis is the name alone, else the name is read back from that linear spelling.
+struct SymbolBinding {
+  std::string symbol;
+  std::string input;
+  std::size_t axis = 0;
+  Extent spelling;
+  bool alone = true;
+};
+
+struct Stage0Result {
+  std::vector<NodeState> nodes;                         // the kept nodes, in graph order
+  std::unordered_map<std::string, ValueState> values;   // every kept value by name
+  std::vector<std::string> inputs;                      // kept graph inputs (not initializers), graph order
+  std::vector<std::string> initializers;                // kept initializers
+  std::vector<std::string> outputs;                     // outputs forward returns, in order
+  std::vector<OwedCondition> owed;
+  std::vector<SymbolBinding> bindings;                  // one per input symbol, in binding order
+
+  const ValueState& value(const std::string& name) const;  // throws loam::Error if absent
+  const ValueState* find(const std::string& name) const;
+};
+
+// Runs stage 0. Throws loam::Error naming the file, node, tensor and axis where the build stops.
+Stage0Result run_stage0(const loam::Model& model, const Stage0Options& options);
+
+}  // namespace loam::stage0
