@@ -40,5 +40,8 @@ Options parse_options(std::string_view json_text, const std::string& origin);
 Options load_options(const std::filesystem::path& file);
 // Canonical JSON: keys sorted, no whitespace, defaults written out; equal options give equal bytes.
 std::string canonical_options_json(const Options& options);
+// The options' checkpoint paths as files: a relative path is read from the options file's directory.
+std::vector<std::filesystem::path> resolve_checkpoint_paths(const Options& options,
+                                                            const std::filesystem::path& options_file);
 
 }  // namespace loam

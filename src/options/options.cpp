@@ -1,0 +1,224 @@
+#include "options/options.hpp"
+
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "axes/layout.hpp"
+#include "options/strict_json.hpp"
+#include "support/error.hpp"
+
+namespace loam {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Reads one options document, remembering where it came from so every refusal names the file and
+// the key path.
+class OptionsReader {
+ public:
+  explicit OptionsReader(const std::string& origin) : origin_(origin) {}
+
+  Options read(const json& root) {
+    if (!root.is_object()) fail(origin_ + ": expected a JSON object at the top level");
+    refuse_unknown(root, "", {"architecture", "checkpoints", "dims", "inline_weights", "layout",
+                              "outputs", "webgpu"});
+    Options o;
+    if (auto* v = optional_field(root, "layout")) o.layout = read_layout(*v, "layout");
+    if (auto* v = optional_field(root, "architecture")) o.architecture = read_string(*v, "architecture");
+    if (auto* v = optional_field(root, "dims")) o.dims = read_dims(*v, "dims");
+    if (auto* v = optional_field(root, "outputs")) o.outputs = read_outputs(*v, "outputs");
+    if (auto* v = optional_field(root, "inline_weights")) o.inline_weights = read_bool(*v, "inline_weights");
+    if (auto* v = optional_field(root, "checkpoints")) o.checkpoints = read_checkpoints(*v, "checkpoints");
+    if (auto* v = optional_field(root, "webgpu")) o.webgpu = read_bool(*v, "webgpu");
+    return o;
+  }
+
+ private:
+  [[noreturn]] void fail_at(const std::string& path, const std::string& why) const {
+    fail(origin_ + ": key '" + path + "': " + why);
+  }
+
+  // A field that is absent or null takes its default: the canonical form writes defaults as null.
+  static const json* optional_field(const json& object, const char* key) {
+    auto it = object.find(key);
+    if (it == object.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+
+  void refuse_unknown(const json& object, const std::string& path,
+                      std::initializer_list<const char*> known) const {
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      bool ok = false;
+      for (const char* k : known) ok = ok || it.key() == k;
+      if (ok) continue;
+      std::string list;
+      for (const char* k : known) list += std::string(list.empty() ? "" : ", ") + k;
+      fail_at(json_key_path_join(path, it.key()), "unknown key (expected one of: " + list + ")");
+    }
+  }
+
+  std::string read_string(const json& v, const std::string& path) const {
+    if (!v.is_string()) fail_at(path, "expected a string");
+    return v.get<std::string>();
+  }
+
+  bool read_bool(const json& v, const std::string& path) const {
+    if (!v.is_boolean()) fail_at(path, "expected true or false");
+    return v.get<bool>();
+  }
+
+  const json& expect_array(const json& v, const std::string& path) const {
+    if (!v.is_array()) fail_at(path, "expected an array");
+    return v;
+  }
+
+  std::vector<LayoutRule> read_layout(const json& v, const std::string& path) const {
+    std::vector<LayoutRule> rules;
+    const json& arr = expect_array(v, path);
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      std::string rp = json_key_path_index(path, i);
+      const json& r = arr[i];
+      if (!r.is_object()) fail_at(rp, "expected an object {\"pattern\": ..., \"axes\": [...]}");
+      refuse_unknown(r, rp, {"axes", "graph", "pattern"});
+      LayoutRule rule;
+      if (auto* g = optional_field(r, "graph")) rule.graph = read_string(*g, rp + ".graph");
+      auto* p = optional_field(r, "pattern");
+      if (!p) fail_at(rp, "missing required key 'pattern'");
+      rule.pattern = read_string(*p, rp + ".pattern");
+      try {
+        validate_wildcard(rule.pattern);
+      } catch (const Error& e) {
+        fail_at(rp + ".pattern", e.what());
+      }
+      auto* a = optional_field(r, "axes");
+      if (!a) fail_at(rp, "missing required key 'axes'");
+      const json& axes = expect_array(*a, rp + ".axes");
+      for (std::size_t k = 0; k < axes.size(); ++k) {
+        std::string ap = json_key_path_index(rp + ".axes", k);
+        std::string text = read_string(axes[k], ap);
+        try {
+          // Stored in canonical spelling, so "( C  H W)" and "(C H W)" key one cache entry.
+          rule.axes.push_back(parse_axis_spec(text).text());
+        } catch (const Error& e) {
+          fail_at(ap, e.what());
+        }
+      }
+      rules.push_back(std::move(rule));
+    }
+    return rules;
+  }
+
+  std::map<std::string, int64_t> read_dims(const json& v, const std::string& path) const {
+    if (!v.is_object()) fail_at(path, "expected an object mapping dim_param names to extents");
+    std::map<std::string, int64_t> dims;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      std::string dp = json_key_path_join(path, it.key());
+      if (it.key().empty()) fail_at(dp, "a dim_param name is not empty");
+      const json& x = it.value();
+      int64_t value = -1;
+      if (x.is_number_unsigned()) {
+        auto u = x.get<uint64_t>();
+        if (u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+          value = static_cast<int64_t>(u);
+        else
+          fail_at(dp, "extent " + x.dump() + " does not fit in int64");
+      } else if (x.is_number_integer()) {
+        value = x.get<int64_t>();
+      }
+      if (!x.is_number_integer() || value < 0) fail_at(dp, "expected a non-negative integer");
+      dims.emplace(it.key(), value);
+    }
+    return dims;
+  }
+
+  std::vector<std::string> read_outputs(const json& v, const std::string& path) const {
+    const json& arr = expect_array(v, path);
+    std::vector<std::string> outs;
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      std::string op = json_key_path_index(path, i);
+      std::string s = read_string(arr[i], op);
+      if (s.empty()) fail_at(op, "an output name is not empty");
+      if (!seen.insert(s).second) fail_at(op, "output '" + s + "' is listed twice");
+      outs.push_back(std::move(s));
+    }
+    return outs;
+  }
+
+  std::vector<std::string> read_checkpoints(const json& v, const std::string& path) const {
+    const json& arr = expect_array(v, path);
+    std::vector<std::string> files;
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      std::string cp = json_key_path_index(path, i);
+      std::string s = read_string(arr[i], cp);
+      if (s.empty()) fail_at(cp, "a checkpoint path is not empty");
+      if (s.find('\0') != std::string::npos) fail_at(cp, "a checkpoint path holds no NUL character");
+      files.push_back(std::move(s));
+    }
+    return files;
+  }
+
+  std::string origin_;
+};
+
+}  // namespace
+
+Options parse_options(std::string_view json_text, const std::string& origin) {
+  json root = parse_strict_json(json_text, origin);
+  return OptionsReader(origin).read(root);
+}
+
+Options load_options(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail(file.string() + ": cannot open the options file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) fail(file.string() + ": cannot read the options file");
+  return parse_options(text.str(), file.string());
+}
+
+std::string canonical_options_json(const Options& options) {
+  json root = json::object();
+  json layout = json::array();
+  for (const auto& rule : options.layout) {
+    json r = json::object();
+    r["axes"] = rule.axes;
+    r["graph"] = rule.graph ? json(*rule.graph) : json(nullptr);
+    r["pattern"] = rule.pattern;
+    layout.push_back(std::move(r));
+  }
+  root["architecture"] = options.architecture ? json(*options.architecture) : json(nullptr);
+  root["checkpoints"] = options.checkpoints;
+  json dims = json::object();
+  for (const auto& [k, v] : options.dims) dims[k] = v;
+  root["dims"] = std::move(dims);
+  root["inline_weights"] = options.inline_weights;
+  root["layout"] = std::move(layout);
+  root["outputs"] = options.outputs ? json(*options.outputs) : json(nullptr);
+  root["webgpu"] = options.webgpu;
+  // nlohmann's object is a std::map, so keys come out sorted; no indent means no whitespace.
+  try {
+    return root.dump(-1, ' ', false, json::error_handler_t::strict);
+  } catch (const json::exception&) {
+    fail("options: a string is not valid UTF-8, so the options have no canonical JSON form");
+  }
+}
+
+std::vector<std::filesystem::path> resolve_checkpoint_paths(const Options& options,
+                                                            const std::filesystem::path& options_file) {
+  std::vector<std::filesystem::path> paths;
+  std::filesystem::path base = options_file.parent_path();
+  for (const auto& c : options.checkpoints) {
+    std::filesystem::path p(c);
+    paths.push_back(p.is_absolute() ? p : (base / p).lexically_normal());
+  }
+  return paths;
+}
+
+}  // namespace loam
