@@ -1,0 +1,1636 @@
+// The CPU backend: every kernel of the operator set, single-threaded. `Cpu::Tensor<E, L>` is the
+// host Tensor itself, so upload and download cost nothing. Kernels whose operands' axes relate by
+// a rule state it in their signature (matmul, gemm, elementwise broadcasting, transpose by name);
+// the rest take the result's axis list as an explicit template argument and trust it, as the
+// generated call spells the list stage 0 computed. Extents are checked where a kernel reads them,
+// throwing KernelMisuse on a contradiction; the generated module's checks rule those out first.
+
+// Geometry of a sliding window (Conv, MaxPool, AveragePool), ONNX's attributes. Empty lists take
+// ONNX's defaults (stride 1, pad 0, dilation 1).
+enum class AutoPad : std::uint8_t { NotSet, SameUpper, SameLower, Valid };
+
+struct WindowParams {
+  std::vector<std::int64_t> kernel_shape;  // pools; a Conv reads its weight's spatial extents
+  std::vector<std::int64_t> strides;
+  std::vector<std::int64_t> pads;  // begin of each spatial axis, then end of each
+  std::vector<std::int64_t> dilations;
+  std::int64_t group = 1;
+  AutoPad auto_pad = AutoPad::NotSet;
+  bool ceil_mode = false;
+  bool count_include_pad = false;
+};
+
+enum class PadMode : std::uint8_t { Constant, Reflect, Edge, Wrap };
+
+// Matrix-product rule: a [..Bs, M, K] and b [..Bs, K, N] give [..Bs, M, N]. A side with no batch
+// axes broadcasts over the other's (a rank-2 weight). The contracted axis is one name on both sides.
+template <class LA, class LB>
+struct MatMulRule {
+  static constexpr std::size_t RA = AxisRank<LA>, RB = AxisRank<LB>;
+  static_assert(RA >= 2 && RB >= 2, "matmul: both operands need two axes [.., M, K] and [.., K, N]; a rank-1 operand goes through matmul_broadcast");
+  static constexpr std::size_t RA2 = RA >= 2 ? RA : 2, RB2 = RB >= 2 ? RB : 2;
+  using PaddedA = std::conditional_t<(RA >= 2), LA, Axes<void, void>>;
+  using PaddedB = std::conditional_t<(RB >= 2), LB, Axes<void, void>>;
+  using M = AxisAt<RA2 - 2, PaddedA>;
+  using KA = AxisAt<RA2 - 1, PaddedA>;
+  using KB = AxisAt<RB2 - 2, PaddedB>;
+  using N = AxisAt<RB2 - 1, PaddedB>;
+  static_assert(std::is_same_v<KA, KB>, "matmul: the contracted axis K must be one axis: a's last axis and b's second-to-last axis carry different names");
+  using BatchA = AxisFront<RA2 - 2, PaddedA>;
+  using BatchB = AxisFront<RB2 - 2, PaddedB>;
+  static_assert(std::is_same_v<BatchA, BatchB> || RA2 == 2 || RB2 == 2, "matmul: the batch axes ..Bs of a and b must be one list (or one side has none); stretching a batch axis of 1 goes through matmul_broadcast");
+  using Batch = std::conditional_t<(RA2 >= RB2), BatchA, BatchB>;
+  using Result = AxisJoin<Batch, Axes<M, N>>;
+};
+
+struct Cpu {
+  template <class E, class L>
+  using Tensor = HostTensor<E, L>;
+
+  template <class E, class L>
+  Tensor<E, L> upload(const HostTensor<E, L>& t) const { return t; }
+  template <class E, class L>
+  HostTensor<E, L> download(const Tensor<E, L>& t) const { return t; }
+
+  // ---------------------------------------------------------------- helpers
+
+  template <std::size_t R>
+  using Ext = std::array<std::int64_t, R>;
+
+  static std::size_t norm_axis(std::int64_t axis, std::size_t rank, const char* kernel) {
+    const std::int64_t r = static_cast<std::int64_t>(rank);
+    if (axis < -r || axis >= r)
+      throw KernelMisuse(std::string(kernel) + ": axis " + std::to_string(axis) + " outside rank " + std::to_string(r));
+    return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+  }
+
+  // out[o] = src[base + sum_d index_d * stride_d] over `ext` (row-major, contiguous out).
+  template <class E>
+  static void strided_copy(E* out, const E* src, std::int64_t base, std::span<const std::int64_t> ext,
+                           std::span<const std::int64_t> stride) {
+    const std::size_t r = ext.size();
+    std::int64_t total = 1;
+    for (auto e : ext) total *= e;
+    if (total == 0) return;
+    if (r == 0) {
+      out[0] = src[base];
+      return;
+    }
+    const std::int64_t inner = ext[r - 1], inner_stride = stride[r - 1];
+    std::vector<std::int64_t> idx(r, 0);
+    std::int64_t offset = base;
+    for (std::int64_t done = 0; done < total; done += inner) {
+      if (inner_stride == 1) {
+        std::copy(src + offset, src + offset + inner, out);
+      } else if (inner_stride == 0) {
+        std::fill(out, out + inner, src[offset]);
+      } else {
+        for (std::int64_t i = 0; i < inner; ++i) out[i] = src[offset + i * inner_stride];
+      }
+      out += inner;
+      for (std::size_t d = r - 1; d-- > 0;) {
+        offset += stride[d];
+        if (++idx[d] < ext[d]) break;
+        offset -= stride[d] * ext[d];
+        idx[d] = 0;
+      }
+    }
+  }
+
+  // The extents of operands under multidirectional broadcasting, aligned at the end.
+  template <std::size_t R>
+  static void broadcast_into(Ext<R>& out, std::span<const std::int64_t> ext, bool& first, const char* kernel) {
+    if (ext.size() > R) throw KernelMisuse(std::string(kernel) + ": an operand has more axes than the result");
+    const std::size_t shift = R - ext.size();
+    for (std::size_t i = 0; i < ext.size(); ++i) {
+      std::int64_t& o = out[shift + i];
+      const std::int64_t e = ext[i];
+      if (o == e || e == 1) continue;
+      if (o == 1) { o = e; continue; }
+      throw KernelMisuse(std::string(kernel) + ": extents " + std::to_string(o) + " and " + std::to_string(e) +
+                         " do not broadcast at axis " + std::to_string(shift + i));
+    }
+    first = false;
+  }
+
+  // An operand stretched to the result's extents (a copy only where the extents differ).
+  template <class E, std::size_t R, class L>
+  static std::shared_ptr<const E> stretched(const HostTensor<E, L>& t, const Ext<R>& out) {
+    constexpr std::size_t r = AxisRank<L>;
+    bool same = r == R;
+    if constexpr (r == R) same = t.extents() == out;
+    if (same) return t.storage();
+    Ext<R> stride{};
+    const auto ts = t.strides();
+    for (std::size_t i = 0; i < r; ++i) stride[R - r + i] = t.extents()[i] == 1 ? 0 : ts[i];
+    std::int64_t n = element_count(out);
+    std::shared_ptr<E[]> block(new E[static_cast<std::size_t>(n > 0 ? n : 1)]);
+    strided_copy<E>(block.get(), t.data(), 0, out, stride);
+    E* first = block.get();
+    return std::shared_ptr<const E>(std::move(block), first);
+  }
+
+  // ---------------------------------------------------------------- identity, regroupings
+
+  template <class E, class L>
+  Tensor<E, L> identity(const Tensor<E, L>& t) const { return t; }
+
+  // Reshape, Flatten, Squeeze, Unsqueeze: the same elements under the axis list stage 0 computed.
+  template <class Out, class E, class L>
+  Tensor<E, Out> reshape(const Tensor<E, L>& t, const Ext<AxisRank<Out>>& extents) const {
+    return t.template regrouped<Out>(extents);
+  }
+
+  // An operand brought under the axes it meets, where the layout names an axis of 1 apart from
+  // the axis it stretches to. Positions whose name changes must hold one element.
+  template <class Out, class E, class L>
+  Tensor<E, Out> lift(const Tensor<E, L>& t) const {
+    static_assert(AxisRank<Out> == AxisRank<L>, "lift: the relabelled list must have the operand's rank");
+    const auto names_differ = []<std::size_t... I>(std::index_sequence<I...>) {
+      return std::array<bool, sizeof...(I) + 1>{!std::is_same_v<AxisAt<I, Out>, AxisAt<I, L>>..., false};
+    }(std::make_index_sequence<AxisRank<L>>{});
+    for (std::size_t i = 0; i < AxisRank<L>; ++i)
+      if (names_differ[i] && t.extents()[i] != 1)
+        throw KernelMisuse("lift: axis " + std::to_string(i) + " changes name but holds " + std::to_string(t.extents()[i]) + " elements, not 1");
+    return t.template regrouped<Out>(t.extents());
+  }
+
+  // ---------------------------------------------------------------- Cast
+
+  template <class To, class From>
+  static To convert(From v) {
+    if constexpr (std::is_same_v<To, From>) {
+      return v;
+    } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+      return convert<To, float>(From::widen(v));
+    } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
+      return To::narrow(convert<float, From>(v));
+    } else if constexpr (std::is_same_v<To, bool>) {
+      return v != From{};
+    } else if constexpr (std::is_same_v<To, std::int64_t> && std::is_same_v<From, float>) {
+      // Truncates toward zero; NaN and values past int64 give INT64_MIN, as x86's conversion does.
+      if (!(v >= -9223372036854775808.0f && v < 9223372036854775808.0f)) return std::numeric_limits<std::int64_t>::min();
+      return static_cast<std::int64_t>(v);
+    } else {
+      return static_cast<To>(v);
+    }
+  }
+
+  template <class To, class E, class L>
+  Tensor<To, L> cast(const Tensor<E, L>& t) const {
+    if constexpr (std::is_same_v<To, E>) {
+      return t;
+    } else {
+      auto out = Tensor<To, L>::uninitialized(t.extents());
+      const E* s = t.data();
+      To* d = out.mutable_data_unchecked();
+      for (std::int64_t i = 0; i < t.count(); ++i) d[i] = convert<To, E>(s[i]);
+      return out;
+    }
+  }
+
+  // ---------------------------------------------------------------- elementwise
+
+  static constexpr std::int64_t EXPR_BLOCK = 512;
+
+  template <class T>
+  static T unary_value(ExprOp op, T x, double p, double q) {
+    if constexpr (std::is_same_v<T, float>) {
+      switch (op) {
+        case ExprOp::Identity: return x;
+        case ExprOp::Neg: return -x;
+        case ExprOp::Abs: return std::fabs(x);
+        case ExprOp::Relu: return x > 0.0f ? x : (x == x ? 0.0f : x);
+        case ExprOp::Sigmoid: return x >= 0.0f ? 1.0f / (1.0f + std::exp(-x)) : std::exp(x) / (1.0f + std::exp(x));
+        case ExprOp::Tanh: return std::tanh(x);
+        case ExprOp::Exp: return std::exp(x);
+        case ExprOp::Log: return std::log(x);
+        case ExprOp::Sqrt: return std::sqrt(x);
+        case ExprOp::Erf: return std::erf(x);
+        case ExprOp::Reciprocal: return 1.0f / x;
+        case ExprOp::Floor: return std::floor(x);
+        case ExprOp::Ceil: return std::ceil(x);
+        case ExprOp::Round: return std::nearbyint(x);  // ties to even in the default rounding mode
+        case ExprOp::Sign: return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x);
+        case ExprOp::Not: return x == 0.0f ? 1.0f : 0.0f;
+        case ExprOp::Sin: return std::sin(x);
+        case ExprOp::Cos: return std::cos(x);
+        case ExprOp::Softplus: return x > 20.0f ? x : std::log1p(std::exp(x));
+        case ExprOp::LeakyRelu: return x >= 0.0f ? x : static_cast<float>(p) * x;
+        case ExprOp::Clip: return std::min(std::max(x, static_cast<float>(p)), static_cast<float>(q));
+        case ExprOp::HardSigmoid: return std::max(0.0f, std::min(1.0f, static_cast<float>(p) * x + static_cast<float>(q)));
+        case ExprOp::Elu: return x >= 0.0f ? x : static_cast<float>(p) * (std::exp(x) - 1.0f);
+        default: break;
+      }
+    } else if constexpr (std::is_same_v<T, std::int64_t>) {
+      const auto wrap_neg = [](std::int64_t v) { return static_cast<std::int64_t>(0ull - static_cast<std::uint64_t>(v)); };
+      switch (op) {
+        case ExprOp::Identity: return x;
+        case ExprOp::Neg: return wrap_neg(x);
+        case ExprOp::Abs: return x < 0 ? wrap_neg(x) : x;
+        case ExprOp::Relu: return x > 0 ? x : 0;
+        case ExprOp::Sign: return x > 0 ? 1 : (x < 0 ? -1 : 0);
+        case ExprOp::Not: return x == 0 ? 1 : 0;
+        case ExprOp::Clip: return std::min(std::max(x, static_cast<std::int64_t>(p)), static_cast<std::int64_t>(q));
+        default: break;
+      }
+    } else {
+      switch (op) {
+        case ExprOp::Identity: return x;
+        case ExprOp::Not: return !x;
+        default: break;
+      }
+    }
+    throw KernelMisuse("elementwise: an operator is not defined for this element type");
+  }
+
+  template <class T>
+  static T binary_value(ExprOp op, T x, T y) {
+    if constexpr (std::is_same_v<T, float>) {
+      switch (op) {
+        case ExprOp::Add: return x + y;
+        case ExprOp::Sub: return x - y;
+        case ExprOp::Mul: return x * y;
+        case ExprOp::Div: return x / y;
+        case ExprOp::Pow: return std::pow(x, y);
+        case ExprOp::Max: return (x != x || y != y) ? std::numeric_limits<float>::quiet_NaN() : std::max(x, y);
+        case ExprOp::Min: return (x != x || y != y) ? std::numeric_limits<float>::quiet_NaN() : std::min(x, y);
+        case ExprOp::Mod: return std::fmod(x, y);  // ONNX Mod with fmod = 1, the only float form
+        case ExprOp::PRelu: return x < 0.0f ? x * y : x;
+        case ExprOp::Equal: return x == y ? 1.0f : 0.0f;
+        case ExprOp::Less: return x < y ? 1.0f : 0.0f;
+        case ExprOp::LessOrEqual: return x <= y ? 1.0f : 0.0f;
+        case ExprOp::Greater: return x > y ? 1.0f : 0.0f;
+        case ExprOp::GreaterOrEqual: return x >= y ? 1.0f : 0.0f;
+        case ExprOp::And: return (x != 0.0f && y != 0.0f) ? 1.0f : 0.0f;
+        case ExprOp::Or: return (x != 0.0f || y != 0.0f) ? 1.0f : 0.0f;
+        case ExprOp::Xor: return ((x != 0.0f) != (y != 0.0f)) ? 1.0f : 0.0f;
+        default: break;
+      }
+    } else if constexpr (std::is_same_v<T, std::int64_t>) {
+      using U = std::uint64_t;
+      switch (op) {
+        case ExprOp::Add: return static_cast<std::int64_t>(static_cast<U>(x) + static_cast<U>(y));  // wraps, as int64 does in ONNX
+        case ExprOp::Sub: return static_cast<std::int64_t>(static_cast<U>(x) - static_cast<U>(y));
+        case ExprOp::Mul: return static_cast<std::int64_t>(static_cast<U>(x) * static_cast<U>(y));
+        case ExprOp::Div:
+          if (y == 0) throw KernelRefusal(InputError{"", "", "", "integer division by zero"});
+          if (x == std::numeric_limits<std::int64_t>::min() && y == -1) return x;
+          return x / y;
+        case ExprOp::Mod: {
+          // ONNX integer Mod (fmod = 0) takes the divisor's sign, as Python's % does.
+          if (y == 0) throw KernelRefusal(InputError{"", "", "", "integer modulo by zero"});
+          if (y == -1) return 0;
+          std::int64_t r = x % y;
+          if (r != 0 && ((r < 0) != (y < 0))) r += y;
+          return r;
+        }
+        case ExprOp::Pow: {
+          if (y < 0) return x == 1 ? 1 : (x == -1 ? ((y & 1) ? -1 : 1) : 0);
+          U result = 1, base = static_cast<U>(x);
+          for (std::int64_t e = y; e > 0; e >>= 1) {
+            if (e & 1) result *= base;
+            base *= base;
+          }
+          return static_cast<std::int64_t>(result);
+        }
+        case ExprOp::Max: return std::max(x, y);
+        case ExprOp::Min: return std::min(x, y);
+        case ExprOp::Equal: return x == y;
+        case ExprOp::Less: return x < y;
+        case ExprOp::LessOrEqual: return x <= y;
+        case ExprOp::Greater: return x > y;
+        case ExprOp::GreaterOrEqual: return x >= y;
+        case ExprOp::And: return x != 0 && y != 0;
+        case ExprOp::Or: return x != 0 || y != 0;
+        case ExprOp::Xor: return (x != 0) != (y != 0);
+        default: break;
+      }
+    } else {
+      switch (op) {
+        case ExprOp::Equal: return x == y;
+        case ExprOp::And: return x && y;
+        case ExprOp::Or: return x || y;
+        case ExprOp::Xor: return x != y;
+        default: break;
+      }
+    }
+    throw KernelMisuse("elementwise: an operator is not defined for this element type");
+  }
+
+  // One step over a block: the operator is chosen once, then one loop runs.
+  template <class T>
+  static void run_unary(ExprOp op, const T* x, bool xs, T* out, std::int64_t n, double p, double q) {
+    if (xs) {
+      const T v = unary_value<T>(op, x[0], p, q);
+      std::fill(out, out + n, v);
+      return;
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      switch (op) {
+        case ExprOp::Relu:
+          for (std::int64_t i = 0; i < n; ++i) out[i] = x[i] > 0.0f ? x[i] : (x[i] == x[i] ? 0.0f : x[i]);
+          return;
+        case ExprOp::Neg:
+          for (std::int64_t i = 0; i < n; ++i) out[i] = -x[i];
+          return;
+        case ExprOp::Exp:
+          for (std::int64_t i = 0; i < n; ++i) out[i] = std::exp(x[i]);
+          return;
+        case ExprOp::Sqrt:
+          for (std::int64_t i = 0; i < n; ++i) out[i] = std::sqrt(x[i]);
+          return;
+        case ExprOp::Tanh:
+          for (std::int64_t i = 0; i < n; ++i) out[i] = std::tanh(x[i]);
+          return;
+        case ExprOp::Erf:
+          for (std::int64_t i = 0; i < n; ++i) out[i] = std::erf(x[i]);
+          return;
+        case ExprOp::Clip: {
+          const float lo = static_cast<float>(p), hi = static_cast<float>(q);
+          for (std::int64_t i = 0; i < n; ++i) out[i] = std::min(std::max(x[i], lo), hi);
+          return;
+        }
+        case ExprOp::LeakyRelu: {
+          const float alpha = static_cast<float>(p);
+          for (std::int64_t i = 0; i < n; ++i) out[i] = x[i] >= 0.0f ? x[i] : alpha * x[i];
+          return;
+        }
+        default: break;
+      }
+    }
+    for (std::int64_t i = 0; i < n; ++i) out[i] = unary_value<T>(op, x[i], p, q);
+  }
+
+  template <class T, class F>
+  static void binary_loop(const T* x, bool xs, const T* y, bool ys, T* out, std::int64_t n, F f) {
+    if (!xs && !ys) {
+      for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+    } else if (xs && !ys) {
+      const T a = x[0];
+      for (std::int64_t i = 0; i < n; ++i) out[i] = f(a, y[i]);
+    } else if (!xs) {
+      const T b = y[0];
+      for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i], b);
+    } else {
+      std::fill(out, out + n, f(x[0], y[0]));
+    }
+  }
+
+  template <class T>
+  static void run_binary(ExprOp op, const T* x, bool xs, const T* y, bool ys, T* out, std::int64_t n) {
+    if constexpr (std::is_same_v<T, float>) {
+      switch (op) {
+        case ExprOp::Add: return binary_loop(x, xs, y, ys, out, n, [](float a, float b) { return a + b; });
+        case ExprOp::Sub: return binary_loop(x, xs, y, ys, out, n, [](float a, float b) { return a - b; });
+        case ExprOp::Mul: return binary_loop(x, xs, y, ys, out, n, [](float a, float b) { return a * b; });
+        case ExprOp::Div: return binary_loop(x, xs, y, ys, out, n, [](float a, float b) { return a / b; });
+        default: break;
+      }
+    }
+    binary_loop(x, xs, y, ys, out, n, [op](T a, T b) { return binary_value<T>(op, a, b); });
+  }
+
+  static void check_expr(std::span<const ExprStep> expr, std::size_t operands) {
+    if (expr.empty()) throw KernelMisuse("elementwise: an empty expression");
+    for (std::size_t i = 0; i < expr.size(); ++i) {
+      const ExprStep& s = expr[i];
+      if (s.op == ExprOp::Operand) {
+        if (s.a < 0 || static_cast<std::size_t>(s.a) >= operands)
+          throw KernelMisuse("elementwise: step " + std::to_string(i) + " reads operand " + std::to_string(s.a) + " of " + std::to_string(operands));
+      } else if (s.op != ExprOp::Constant) {
+        const bool bad_a = s.a < 0 || static_cast<std::size_t>(s.a) >= i;
+        const bool bad_b = expr_op_is_binary(s.op) && (s.b < 0 || static_cast<std::size_t>(s.b) >= i);
+        if (bad_a || bad_b) throw KernelMisuse("elementwise: step " + std::to_string(i) + " reads a step that does not precede it");
+      }
+    }
+  }
+
+  // Evaluates `expr` over operands already stretched to `count` elements (or single scalars),
+  // writing the last step into out (converted to O).
+  template <class T, class O>
+  static void evaluate(std::span<const ExprStep> expr, const std::vector<const T*>& operand, const std::vector<bool>& scalar,
+                       std::int64_t count, O* out) {
+    const std::size_t steps = expr.size();
+    std::vector<T> scratch(steps * static_cast<std::size_t>(EXPR_BLOCK));
+    std::vector<const T*> value(steps);
+    std::vector<bool> is_scalar(steps);
+    std::vector<T> constant(steps);
+    for (std::size_t i = 0; i < steps; ++i)
+      if (expr[i].op == ExprOp::Constant) constant[i] = static_cast<T>(expr[i].p);
+    for (std::int64_t start = 0; start < count; start += EXPR_BLOCK) {
+      const std::int64_t n = std::min(EXPR_BLOCK, count - start);
+      for (std::size_t i = 0; i < steps; ++i) {
+        const ExprStep& s = expr[i];
+        T* dst = scratch.data() + i * static_cast<std::size_t>(EXPR_BLOCK);
+        if (s.op == ExprOp::Operand) {
+          const auto k = static_cast<std::size_t>(s.a);
+          is_scalar[i] = scalar[k];
+          value[i] = scalar[k] ? operand[k] : operand[k] + start;
+          continue;
+        }
+        if (s.op == ExprOp::Constant) {
+          is_scalar[i] = true;
+          value[i] = &constant[i];
+          continue;
+        }
+        const auto a = static_cast<std::size_t>(s.a);
+        if (expr_op_is_binary(s.op)) {
+          const auto b = static_cast<std::size_t>(s.b);
+          run_binary<T>(s.op, value[a], is_scalar[a], value[b], is_scalar[b], dst, n);
+          is_scalar[i] = false;
+        } else {
+          run_unary<T>(s.op, value[a], is_scalar[a], dst, n, s.p, s.q);
+          is_scalar[i] = false;
+        }
+        value[i] = dst;
+      }
+      const T* result = value[steps - 1];
+      if (is_scalar[steps - 1]) {
+        for (std::int64_t j = 0; j < n; ++j) out[start + j] = convert<O, T>(result[0]);
+      } else {
+        for (std::int64_t j = 0; j < n; ++j) out[start + j] = convert<O, T>(result[j]);
+      }
+    }
+  }
+
+  template <class O, class Out, class E, class... Ls>
+  static HostTensor<O, Out> elementwise_into(std::span<const ExprStep> expr, const HostTensor<E, Ls>&... operands) {
+    constexpr std::size_t R = AxisRank<Out>;
+    check_expr(expr, sizeof...(Ls));
+    Ext<R> ext;
+    ext.fill(1);
+    bool first = true;
+    (broadcast_into<R>(ext, std::span<const std::int64_t>(operands.extents()), first, "elementwise"), ...);
+    // An extent-0 operand axis against 1 makes the result empty.
+    auto out = HostTensor<O, Out>::uninitialized(ext);
+    if (out.count() == 0) return out;
+    std::vector<std::shared_ptr<const E>> keep;
+    std::vector<const E*> ptr;
+    std::vector<bool> scalar;
+    (
+        [&] {
+          if (operands.count() == 1) {
+            keep.push_back(operands.storage());
+            ptr.push_back(operands.data());
+            scalar.push_back(true);
+          } else {
+            keep.push_back(stretched<E, R>(operands, ext));
+            ptr.push_back(keep.back().get());
+            scalar.push_back(false);
+          }
+        }(),
+        ...);
+    evaluate<E, O>(expr, ptr, scalar, out.count(), out.mutable_data_unchecked());
+    return out;
+  }
+
+  // An expression over operands of one element type, computed in it; the result has that type.
+  template <class Out, class E, class... Ls>
+  Tensor<E, Out> elementwise(std::span<const ExprStep> expr, const Tensor<E, Ls>&... operands) const {
+    static_assert((AxesBroadcastTo<Ls, Out> && ...),
+                  "elementwise: every operand's axes must be the result's axes, aligned at the end (an axis of EXTENT 1 may stand for any); relabel an axis of 1 with lift");
+    static_assert(!std::is_same_v<E, Half> && !std::is_same_v<E, BFloat16>, "elementwise: widen a half to float first (cast<float>)");
+    return elementwise_into<E, Out>(expr, operands...);
+  }
+
+  // An expression whose last step is a comparison or a logical operator: a bool result.
+  template <class Out, class E, class... Ls>
+  Tensor<bool, Out> compare(std::span<const ExprStep> expr, const Tensor<E, Ls>&... operands) const {
+    static_assert((AxesBroadcastTo<Ls, Out> && ...),
+                  "compare: every operand's axes must be the result's axes, aligned at the end (an axis of EXTENT 1 may stand for any); relabel an axis of 1 with lift");
+    return elementwise_into<bool, Out>(expr, operands...);
+  }
+
+  // One unary operator (Relu, Sigmoid, Clip, ...): the operand's axes.
+  template <class E, class L>
+  Tensor<E, L> unary(ExprOp op, const Tensor<E, L>& x, double p = 0, double q = 0) const {
+    const ExprStep steps[] = {{ExprOp::Operand, 0, 0, 0, 0}, {op, 0, 0, p, q}};
+    return elementwise_into<E, L>(steps, x);
+  }
+
+  // Where(cond, x, y), all three broadcast to the result.
+  template <class Out, class E, class LC, class LX, class LY>
+  Tensor<E, Out> where(const Tensor<bool, LC>& cond, const Tensor<E, LX>& x, const Tensor<E, LY>& y) const {
+    static_assert(AxesBroadcastTo<LC, Out> && AxesBroadcastTo<LX, Out> && AxesBroadcastTo<LY, Out>,
+                  "where: every operand's axes must be the result's axes, aligned at the end (an axis of EXTENT 1 may stand for any)");
+    constexpr std::size_t R = AxisRank<Out>;
+    Ext<R> ext;
+    ext.fill(1);
+    bool first = true;
+    broadcast_into<R>(ext, cond.extents(), first, "where");
+    broadcast_into<R>(ext, x.extents(), first, "where");
+    broadcast_into<R>(ext, y.extents(), first, "where");
+    auto out = Tensor<E, Out>::uninitialized(ext);
+    if (out.count() == 0) return out;
+    const auto c = stretched<bool, R>(cond, ext);
+    const auto a = stretched<E, R>(x, ext);
+    const auto b = stretched<E, R>(y, ext);
+    E* o = out.mutable_data_unchecked();
+    for (std::int64_t i = 0; i < out.count(); ++i) o[i] = c.get()[i] ? a.get()[i] : b.get()[i];
+    return out;
+  }
+
+  // ---------------------------------------------------------------- products
+
+  // ONNX MatMul over extents: rank-1 operands, batch axes broadcast (an extent 1 stretches).
+  template <class Out, class LA, class LB>
+  static HostTensor<float, Out> matmul_extents(const HostTensor<float, LA>& a, const HostTensor<float, LB>& b) {
+    constexpr std::size_t ra = AxisRank<LA>, rb = AxisRank<LB>;
+    static_assert(ra >= 1 && rb >= 1, "matmul: an operand needs at least one axis");
+    const auto& ea = a.extents();
+    const auto& eb = b.extents();
+    const std::int64_t m = ra >= 2 ? ea[ra - 2] : 1, k = ea[ra - 1];
+    const std::int64_t kb = rb >= 2 ? eb[rb - 2] : eb[0], n = rb >= 2 ? eb[rb - 1] : 1;
+    if (k != kb) throw KernelMisuse("matmul: a contracts " + std::to_string(k) + " elements, b " + std::to_string(kb));
+    constexpr std::size_t ba = ra >= 2 ? ra - 2 : 0, bb = rb >= 2 ? rb - 2 : 0, nb = ba > bb ? ba : bb;
+    constexpr std::size_t ro = nb + (ra >= 2 ? 1 : 0) + (rb >= 2 ? 1 : 0);
+    static_assert(AxisRank<Out> == ro, "matmul_broadcast: the result's axis list has the wrong rank for these operands");
+    Ext<nb + 1> batch{};
+    batch.fill(1);
+    std::array<std::int64_t, nb + 1> sa{}, sb{};  // batch strides in elements (0 where stretched)
+    for (std::size_t i = 0; i < nb; ++i) {
+      const std::int64_t xa = i + ba >= nb ? ea[i + ba - nb] : 1;
+      const std::int64_t xb = i + bb >= nb ? eb[i + bb - nb] : 1;
+      if (xa != xb && xa != 1 && xb != 1)
+        throw KernelMisuse("matmul: batch extents " + std::to_string(xa) + " and " + std::to_string(xb) + " do not broadcast");
+      batch[i] = xa == 1 ? xb : xa;
+    }
+    {
+      std::int64_t step = m * k;
+      for (std::size_t i = nb; i-- > 0;) {
+        const bool has = i + ba >= nb;
+        const std::int64_t xa = has ? ea[i + ba - nb] : 1;
+        sa[i] = xa == 1 ? 0 : step;
+        step *= xa;
+      }
+      step = k * n;
+      for (std::size_t i = nb; i-- > 0;) {
+        const bool has = i + bb >= nb;
+        const std::int64_t xb = has ? eb[i + bb - nb] : 1;
+        sb[i] = xb == 1 ? 0 : step;
+        step *= xb;
+      }
+    }
+    typename HostTensor<float, Out>::Extents oe{};
+    for (std::size_t i = 0; i < nb; ++i) oe[i] = batch[i];
+    std::size_t at = nb;
+    if constexpr (ra >= 2) oe[at++] = m;
+    if constexpr (rb >= 2) oe[at++] = n;
+    auto out = HostTensor<float, Out>::uninitialized(oe);
+    float* c = out.mutable_data_unchecked();
+    std::int64_t batches = 1;
+    for (std::size_t i = 0; i < nb; ++i) batches *= batch[i];
+    if (out.count() == 0) return out;
+    // A batch-free b meets every row of a's batches at once: one product of (batches * m) rows.
+    bool a_dense = true;
+    for (std::size_t i = 0; i < nb; ++i) a_dense = a_dense && (sa[i] != 0 || batch[i] == 1);
+    if (bb == 0 && a_dense) {
+      Sgemm::run(batches * m, n, k, Sgemm::AOperand::row_major(a.data(), k), Sgemm::BOperand::row_major(b.data(), n), c, n, {});
+      return out;
+    }
+    std::array<std::int64_t, nb + 1> idx{};
+    std::int64_t oa = 0, ob = 0;
+    for (std::int64_t t = 0; t < batches; ++t) {
+      Sgemm::run(m, n, k, Sgemm::AOperand::row_major(a.data() + oa, k), Sgemm::BOperand::row_major(b.data() + ob, n),
+                 c + t * m * n, n, {});
+      for (std::size_t d = nb; d-- > 0;) {
+        oa += sa[d];
+        ob += sb[d];
+        if (++idx[d] < batch[d]) break;
+        oa -= sa[d] * batch[d];
+        ob -= sb[d] * batch[d];
+        idx[d] = 0;
+      }
+    }
+    return out;
+  }
+
+  // a [..Bs, M, K] x b [..Bs, K, N] -> [..Bs, M, N]; a rank-2 side broadcasts over the other's batch.
+  template <class LA, class LB>
+  auto matmul(const Tensor<float, LA>& a, const Tensor<float, LB>& b) const -> Tensor<float, typename MatMulRule<LA, LB>::Result> {
+    return matmul_extents<typename MatMulRule<LA, LB>::Result>(a, b);
+  }
+
+  // Every other MatMul ONNX admits (a rank-1 operand, a batch axis of 1 stretched): the result's
+  // axis list is spelled by the caller and trusted.
+  template <class Out, class LA, class LB>
+  Tensor<float, Out> matmul_broadcast(const Tensor<float, LA>& a, const Tensor<float, LB>& b) const {
+    return matmul_extents<Out>(a, b);
+  }
+
+  // a [.., K] x a packed weight [K, N] -> [.., N], with an optional bias [N] and Relu fused.
+  template <class LA, class K, class N>
+  static auto packed_product(const HostTensor<float, LA>& a, const PackedMatrix<K, N>& w, const float* bias, bool relu) {
+    constexpr std::size_t ra = AxisRank<LA>;
+    static_assert(ra >= 1, "matmul: an operand needs at least one axis");
+    static_assert(std::is_same_v<AxisAt<ra - 1, LA>, K>, "matmul: the contracted axis K must be one axis: a's last axis is not the weight's first");
+    using Out = AxisJoin<AxisFront<ra - 1, LA>, Axes<N>>;
+    if (a.extents()[ra - 1] != w.k())
+      throw KernelMisuse("matmul: a contracts " + std::to_string(a.extents()[ra - 1]) + " elements, the weight " + std::to_string(w.k()));
+    typename HostTensor<float, Out>::Extents oe{};
+    for (std::size_t i = 0; i + 1 < ra; ++i) oe[i] = a.extents()[i];
+    oe[ra - 1] = w.n();
+    auto out = HostTensor<float, Out>::uninitialized(oe);
+    const std::int64_t rows = w.k() == 0 ? out.count() / std::max<std::int64_t>(w.n(), 1) : a.count() / w.k();
+    Sgemm::Epilogue ep;
+    ep.col_bias = bias;
+    ep.relu = relu;
+    Sgemm::run(rows, w.n(), w.k(), Sgemm::AOperand::row_major(a.data(), w.k()), w.operand(), out.mutable_data_unchecked(), w.n(), ep);
+    return out;
+  }
+
+  template <class LA, class K, class N>
+  auto matmul(const Tensor<float, LA>& a, const PackedMatrix<K, N>& w) const {
+    return packed_product(a, w, nullptr, false);
+  }
+  template <class LA, class K, class N>
+  auto matmul_bias(const Tensor<float, LA>& a, const PackedMatrix<K, N>& w, const Tensor<float, Axes<N>>& bias, bool relu = false) const {
+    if (bias.extents()[0] != w.n()) throw KernelMisuse("matmul: the bias holds " + std::to_string(bias.extents()[0]) + " elements, not N");
+    return packed_product(a, w, bias.data(), relu);
+  }
+
+  template <class LA, class LB, bool TA, bool TB>
+  struct GemmRule {
+    static_assert(AxisRank<LA> == 2 && AxisRank<LB> == 2, "gemm: both operands have two axes");
+    using M = AxisAt<TA ? 1 : 0, LA>;
+    using KA = AxisAt<TA ? 0 : 1, LA>;
+    using KB = AxisAt<TB ? 1 : 0, LB>;
+    using N = AxisAt<TB ? 0 : 1, LB>;
+    static_assert(std::is_same_v<KA, KB>, "gemm: the contracted axis K must be one axis on both operands (after transA / transB)");
+    using Result = Axes<M, N>;
+  };
+
+  // Y = alpha * A' B' + beta * C, C broadcast to [M, N].
+  template <class Out, bool TA, class LA, class LC>
+  static HostTensor<float, Out> gemm_core(const HostTensor<float, LA>& a, std::int64_t k, std::int64_t n, const Sgemm::BOperand& b,
+                                          const HostTensor<float, LC>* c, float alpha, float beta) {
+    const std::int64_t m = a.extents()[TA ? 1 : 0];
+    if (a.extents()[TA ? 0 : 1] != k) throw KernelMisuse("gemm: A contracts " + std::to_string(a.extents()[TA ? 0 : 1]) + " elements, B " + std::to_string(k));
+    auto out = HostTensor<float, Out>::uninitialized({m, n});
+    float* y = out.mutable_data_unchecked();
+    Sgemm::Epilogue ep;
+    ep.alpha = alpha;
+    if (c != nullptr && beta != 0.0f) {
+      const auto& ce = c->extents();
+      constexpr std::size_t rc = AxisRank<LC>;
+      const bool row_vector = (rc == 1 && ce[0] == n) || (rc == 2 && ce[0] == 1 && ce[1] == n);
+      if (row_vector && beta == 1.0f) {
+        ep.col_bias = c->data();
+      } else {
+        const auto full = stretched<float, 2>(*c, Ext<2>{m, n});
+        for (std::int64_t i = 0; i < m * n; ++i) y[i] = beta * full.get()[i];
+        ep.accumulate = true;
+      }
+    }
+    const auto ao = TA ? Sgemm::AOperand::transposed(a.data(), m) : Sgemm::AOperand::row_major(a.data(), k);
+    Sgemm::run(m, n, k, ao, b, y, n, ep);
+    return out;
+  }
+
+  template <bool TA, bool TB, class LA, class LB>
+  static std::pair<std::vector<float>, std::pair<std::int64_t, std::int64_t>> gemm_pack_b(const HostTensor<float, LB>& b) {
+    const std::int64_t k = b.extents()[TB ? 1 : 0], n = b.extents()[TB ? 0 : 1];
+    std::vector<float> packed(static_cast<std::size_t>(Sgemm::packed_b_size(k, n)));
+    if (TB) Sgemm::pack_b(b.data(), 1, k, k, n, packed.data());
+    else Sgemm::pack_b(b.data(), n, 1, k, n, packed.data());
+    return {std::move(packed), {k, n}};
+  }
+
+  template <bool TA = false, bool TB = false, class LA, class LB>
+  auto gemm(const Tensor<float, LA>& a, const Tensor<float, LB>& b, float alpha = 1.0f) const {
+    using Out = typename GemmRule<LA, LB, TA, TB>::Result;
+    const std::int64_t k = b.extents()[TB ? 1 : 0], n = b.extents()[TB ? 0 : 1];
+    if (!TB) return gemm_core<Out, TA, LA, Axes<>>(a, k, n, Sgemm::BOperand::row_major(b.data(), n), nullptr, alpha, 0.0f);
+    auto packed = gemm_pack_b<TA, TB, LA, LB>(b);
+    return gemm_core<Out, TA, LA, Axes<>>(a, k, n, Sgemm::packed_b(packed.first.data(), k), nullptr, alpha, 0.0f);
+  }
+
+  template <bool TA = false, bool TB = false, class LA, class LB, class LC>
+  auto gemm(const Tensor<float, LA>& a, const Tensor<float, LB>& b, const Tensor<float, LC>& c, float alpha = 1.0f, float beta = 1.0f) const {
+    using Out = typename GemmRule<LA, LB, TA, TB>::Result;
+    static_assert(AxesBroadcastTo<LC, Out>, "gemm: C's axes must broadcast to the result's [M, N], aligned at the end");
+    const std::int64_t k = b.extents()[TB ? 1 : 0], n = b.extents()[TB ? 0 : 1];
+    if (!TB) return gemm_core<Out, TA, LA, LC>(a, k, n, Sgemm::BOperand::row_major(b.data(), n), &c, alpha, beta);
+    auto packed = gemm_pack_b<TA, TB, LA, LB>(b);
+    return gemm_core<Out, TA, LA, LC>(a, k, n, Sgemm::packed_b(packed.first.data(), k), &c, alpha, beta);
+  }
+
+  // Gemm with its B packed when the weights loaded (PackedMatrix, or PackedMatrix::from_transposed
+  // for transB = 1).
+  template <bool TA = false, class LA, class K, class N>
+  auto gemm(const Tensor<float, LA>& a, const PackedMatrix<K, N>& b, float alpha = 1.0f) const {
+    static_assert(AxisRank<LA> == 2, "gemm: A has two axes");
+    static_assert(std::is_same_v<AxisAt<TA ? 0 : 1, LA>, K>, "gemm: the contracted axis K must be one axis on both operands (after transA / transB)");
+    using Out = Axes<AxisAt<TA ? 1 : 0, LA>, N>;
+    return gemm_core<Out, TA, LA, Axes<>>(a, b.k(), b.n(), b.operand(), nullptr, alpha, 0.0f);
+  }
+  template <bool TA = false, class LA, class K, class N, class LC>
+  auto gemm(const Tensor<float, LA>& a, const PackedMatrix<K, N>& b, const Tensor<float, LC>& c, float alpha = 1.0f, float beta = 1.0f) const {
+    static_assert(AxisRank<LA> == 2, "gemm: A has two axes");
+    static_assert(std::is_same_v<AxisAt<TA ? 0 : 1, LA>, K>, "gemm: the contracted axis K must be one axis on both operands (after transA / transB)");
+    using Out = Axes<AxisAt<TA ? 1 : 0, LA>, N>;
+    static_assert(AxesBroadcastTo<LC, Out>, "gemm: C's axes must broadcast to the result's [M, N], aligned at the end");
+    return gemm_core<Out, TA, LA, LC>(a, b.k(), b.n(), b.operand(), &c, alpha, beta);
+  }
+
+  // ---------------------------------------------------------------- windows
+
+  static constexpr std::size_t MAX_SPATIAL = 8;
+
+  struct Window {
+    std::size_t s = 0;
+    std::array<std::int64_t, MAX_SPATIAL> in{}, k{}, stride{}, dil{}, pad_begin{}, pad_end{}, out{};
+  };
+
+  // Output extents and pads of a window, ONNX's rules (auto_pad, ceil_mode, dilations).
+  static Window window(std::span<const std::int64_t> in, std::span<const std::int64_t> kernel, const WindowParams& p, const char* name) {
+    Window w;
+    w.s = in.size();
+    if (w.s > MAX_SPATIAL || kernel.size() != w.s)
+      throw KernelMisuse(std::string(name) + ": " + std::to_string(kernel.size()) + " kernel extents for " + std::to_string(w.s) + " spatial axes");
+    const auto pick = [&](const std::vector<std::int64_t>& v, std::size_t i, std::int64_t dflt) {
+      if (v.empty()) return dflt;
+      if (v.size() <= i) throw KernelMisuse(std::string(name) + ": an attribute list is shorter than the spatial rank");
+      return v[i];
+    };
+    if (!p.pads.empty() && p.pads.size() != 2 * w.s) throw KernelMisuse(std::string(name) + ": pads must hold two entries per spatial axis");
+    for (std::size_t i = 0; i < w.s; ++i) {
+      w.in[i] = in[i];
+      w.k[i] = kernel[i];
+      w.stride[i] = pick(p.strides, i, 1);
+      w.dil[i] = pick(p.dilations, i, 1);
+      if (w.k[i] < 1 || w.stride[i] < 1 || w.dil[i] < 1) throw KernelMisuse(std::string(name) + ": kernel, strides and dilations must be positive");
+      const std::int64_t reach = w.dil[i] * (w.k[i] - 1) + 1;
+      if (p.auto_pad == AutoPad::SameUpper || p.auto_pad == AutoPad::SameLower) {
+        w.out[i] = (w.in[i] + w.stride[i] - 1) / w.stride[i];
+        const std::int64_t total = std::max<std::int64_t>(0, (w.out[i] - 1) * w.stride[i] + reach - w.in[i]);
+        const std::int64_t small = total / 2;
+        w.pad_begin[i] = p.auto_pad == AutoPad::SameUpper ? small : total - small;
+        w.pad_end[i] = total - w.pad_begin[i];
+        continue;
+      }
+      if (p.auto_pad == AutoPad::NotSet) {
+        w.pad_begin[i] = pick(p.pads, i, 0);
+        w.pad_end[i] = p.pads.empty() ? 0 : p.pads[w.s + i];
+      }
+      const std::int64_t span = w.in[i] + w.pad_begin[i] + w.pad_end[i] - reach;
+      if (span < 0)
+        throw KernelMisuse(std::string(name) + ": the padded input (" + std::to_string(w.in[i] + w.pad_begin[i] + w.pad_end[i]) +
+                           ") does not hold the kernel's reach (" + std::to_string(reach) + ") at spatial axis " + std::to_string(i));
+      if (p.ceil_mode) {
+        w.out[i] = (span + w.stride[i] - 1) / w.stride[i] + 1;
+        // The last window must start inside the input or its leading pad.
+        if ((w.out[i] - 1) * w.stride[i] >= w.in[i] + w.pad_begin[i]) --w.out[i];
+      } else {
+        w.out[i] = span / w.stride[i] + 1;
+      }
+    }
+    return w;
+  }
+
+  // im2col of one image's group of channels into B [Cg * prod(k)][P].
+  static void im2col(const float* x, std::int64_t channels, const Window& w, float* b) {
+    std::int64_t in_plane = 1, out_plane = 1, taps = 1;
+    for (std::size_t i = 0; i < w.s; ++i) {
+      in_plane *= w.in[i];
+      out_plane *= w.out[i];
+      taps *= w.k[i];
+    }
+    if (w.s == 2) {
+      const std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1];
+      for (std::int64_t c = 0; c < channels; ++c) {
+        const float* plane = x + c * in_plane;
+        for (std::int64_t kh = 0; kh < w.k[0]; ++kh)
+          for (std::int64_t kw = 0; kw < w.k[1]; ++kw) {
+            float* dst = b + ((c * w.k[0] + kh) * w.k[1] + kw) * out_plane;
+            const std::int64_t iw0 = kw * w.dil[1] - w.pad_begin[1], sw = w.stride[1];
+            // Output columns whose input column lies inside the row.
+            std::int64_t lo = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;
+            std::int64_t hi = W - iw0 <= 0 ? 0 : (W - iw0 + sw - 1) / sw;
+            lo = std::min(lo, OW);
+            hi = std::max(lo, std::min(hi, OW));
+            for (std::int64_t oh = 0; oh < OH; ++oh, dst += OW) {
+              const std::int64_t ih = oh * w.stride[0] - w.pad_begin[0] + kh * w.dil[0];
+              if (ih < 0 || ih >= H) {
+                std::fill(dst, dst + OW, 0.0f);
+                continue;
+              }
+              const float* row = plane + ih * W + iw0;
+              std::fill(dst, dst + lo, 0.0f);
+              if (sw == 1) {
+                std::memcpy(dst + lo, row + lo, static_cast<std::size_t>(hi - lo) * sizeof(float));
+              } else {
+                for (std::int64_t ow = lo; ow < hi; ++ow) dst[ow] = row[ow * sw];
+              }
+              std::fill(dst + hi, dst + OW, 0.0f);
+            }
+          }
+      }
+      return;
+    }
+    // Any other spatial rank: an odometer over kernel taps and output positions.
+    std::array<std::int64_t, MAX_SPATIAL> tap{}, pos{};
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const float* plane = x + c * in_plane;
+      tap.fill(0);
+      for (std::int64_t t = 0; t < taps; ++t) {
+        float* dst = b + (c * taps + t) * out_plane;
+        pos.fill(0);
+        for (std::int64_t o = 0; o < out_plane; ++o) {
+          std::int64_t offset = 0;
+          bool inside = true;
+          for (std::size_t d = 0; d < w.s; ++d) {
+            const std::int64_t i = pos[d] * w.stride[d] - w.pad_begin[d] + tap[d] * w.dil[d];
+            inside = inside && i >= 0 && i < w.in[d];
+            offset = offset * w.in[d] + i;
+          }
+          dst[o] = inside ? plane[offset] : 0.0f;
+          for (std::size_t d = w.s; d-- > 0;) {
+            if (++pos[d] < w.out[d]) break;
+            pos[d] = 0;
+          }
+        }
+        for (std::size_t d = w.s; d-- > 0;) {
+          if (++tap[d] < w.k[d]) break;
+          tap[d] = 0;
+        }
+      }
+    }
+  }
+
+  template <class Out, class LX, class WAxes>
+  static HostTensor<float, Out> conv_run(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const float* bias, const WindowParams& p,
+                                          bool relu) {
+    constexpr std::size_t R = AxisRank<LX>;
+    static_assert(R >= 3 && AxisRank<WAxes> == R && AxisRank<Out> == R, "conv: input, weight and result have one rank: [N, C, spatial...]");
+    static_assert(std::is_same_v<AxisAt<0, Out>, AxisAt<0, LX>>, "conv: the result's batch axis must be the input's");
+    static_assert(std::is_same_v<AxisAt<1, Out>, AxisAt<0, WAxes>>, "conv: the result's channel axis must be the weight's output-channel axis");
+    const auto& xe = x.extents();
+    const auto& we = w.source().extents();
+    const std::int64_t batch = xe[0], cin = xe[1], group = w.group(), cout = we[0];
+    if (p.group != group) throw KernelMisuse("conv: the weight was packed for " + std::to_string(group) + " groups, the node has " + std::to_string(p.group));
+    if (cin != we[1] * group)
+      throw KernelMisuse("conv: the input holds " + std::to_string(cin) + " channels; the weight reads " + std::to_string(we[1]) + " per group of " + std::to_string(group));
+    const Window win = window(std::span<const std::int64_t>(xe.data() + 2, R - 2), std::span<const std::int64_t>(we.data() + 2, R - 2), p, "conv");
+    typename HostTensor<float, Out>::Extents oe{};
+    oe[0] = batch;
+    oe[1] = cout;
+    std::int64_t in_plane = 1, out_plane = 1;
+    bool pointwise = true;
+    for (std::size_t i = 0; i < R - 2; ++i) {
+      oe[i + 2] = win.out[i];
+      in_plane *= win.in[i];
+      out_plane *= win.out[i];
+      pointwise = pointwise && win.k[i] == 1 && win.stride[i] == 1 && win.pad_begin[i] == 0 && win.pad_end[i] == 0;
+    }
+    auto out = HostTensor<float, Out>::uninitialized(oe);
+    if (out.count() == 0) return out;
+    const std::int64_t cg = cin / group, mg = cout / group, kg = w.k();
+    static thread_local std::vector<float> columns;
+    if (!pointwise && static_cast<std::int64_t>(columns.size()) < kg * out_plane) columns.resize(static_cast<std::size_t>(kg * out_plane));
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t n = 0; n < batch; ++n)
+      for (std::int64_t g = 0; g < group; ++g) {
+        const float* xg = x.data() + (n * cin + g * cg) * in_plane;
+        const float* bm = xg;
+        if (!pointwise) {
+          im2col(xg, cg, win, columns.data());
+          bm = columns.data();
+        }
+        Sgemm::Epilogue ep;
+        ep.row_bias = bias ? bias + g * mg : nullptr;
+        ep.relu = relu;
+        Sgemm::run(mg, out_plane, kg, w.operand(g), Sgemm::BOperand::row_major(bm, out_plane), y + (n * cout + g * mg) * out_plane, out_plane, ep);
+      }
+    return out;
+  }
+
+  // Conv: x [N, C, spatial...] with a weight packed at load [Cout, C / group, k...].
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu = false) const {
+    return conv_run<Out>(x, w, nullptr, p, relu);
+  }
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
+                          const WindowParams& p, bool relu = false) const {
+    if (bias.extents()[0] != w.out_channels()) throw KernelMisuse("conv: the bias holds " + std::to_string(bias.extents()[0]) + " elements, not one per output channel");
+    return conv_run<Out>(x, w, bias.data(), p, relu);
+  }
+  // A weight the run computes: packed on each call.
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const WindowParams& p, bool relu = false) const {
+    return conv_run<Out>(x, PackedConv<WAxes>(w, p.group), nullptr, p, relu);
+  }
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
+                          const WindowParams& p, bool relu = false) const {
+    return conv(x, PackedConv<WAxes>(w, p.group), bias, p, relu);
+  }
+
+  enum class PoolKind : std::uint8_t { Max, Average };
+
+  template <class Out, class LX>
+  static HostTensor<float, Out> pool_run(const HostTensor<float, LX>& x, const WindowParams& p, PoolKind kind, const char* name) {
+    constexpr std::size_t R = AxisRank<LX>;
+    static_assert(R >= 3 && AxisRank<Out> == R, "pool: input and result have one rank: [N, C, spatial...]");
+    static_assert(std::is_same_v<AxisAt<0, Out>, AxisAt<0, LX>> && std::is_same_v<AxisAt<1, Out>, AxisAt<1, LX>>,
+                  "pool: the result keeps the input's batch and channel axes");
+    const auto& xe = x.extents();
+    const Window w = window(std::span<const std::int64_t>(xe.data() + 2, R - 2), p.kernel_shape, p, name);
+    typename HostTensor<float, Out>::Extents oe{};
+    oe[0] = xe[0];
+    oe[1] = xe[1];
+    std::int64_t in_plane = 1, out_plane = 1;
+    for (std::size_t i = 0; i < w.s; ++i) {
+      oe[i + 2] = w.out[i];
+      in_plane *= w.in[i];
+      out_plane *= w.out[i];
+    }
+    auto out = HostTensor<float, Out>::uninitialized(oe);
+    if (out.count() == 0) return out;
+    const std::int64_t planes = xe[0] * xe[1];
+    float* y = out.mutable_data_unchecked();
+    std::array<std::int64_t, MAX_SPATIAL> pos{}, lo{}, hi{}, start{}, tap{}, in_stride{};
+    {
+      std::int64_t step = 1;
+      for (std::size_t d = w.s; d-- > 0;) {
+        in_stride[d] = step;
+        step *= w.in[d];
+      }
+    }
+    for (std::int64_t pl = 0; pl < planes; ++pl) {
+      const float* src = x.data() + pl * in_plane;
+      pos.fill(0);
+      for (std::int64_t o = 0; o < out_plane; ++o) {
+        std::int64_t padded_count = 1;
+        bool empty = false;
+        for (std::size_t d = 0; d < w.s; ++d) {
+          start[d] = pos[d] * w.stride[d] - w.pad_begin[d];
+          // Taps t with 0 <= start + t * dil < in.
+          lo[d] = start[d] >= 0 ? 0 : (-start[d] + w.dil[d] - 1) / w.dil[d];
+          hi[d] = w.in[d] - start[d] <= 0 ? 0 : std::min(w.k[d], (w.in[d] - start[d] + w.dil[d] - 1) / w.dil[d]);
+          if (hi[d] <= lo[d]) empty = true;
+          // Taps inside the padded input, for count_include_pad.
+          const std::int64_t padded_hi = std::min(w.k[d], (w.in[d] + w.pad_end[d] - start[d] + w.dil[d] - 1) / w.dil[d]);
+          padded_count *= std::max<std::int64_t>(0, padded_hi);
+        }
+        float acc = kind == PoolKind::Max ? std::numeric_limits<float>::lowest() : 0.0f;
+        std::int64_t count = 0;
+        if (!empty) {
+          for (std::size_t d = 0; d < w.s; ++d) tap[d] = lo[d];
+          const std::size_t last = w.s - 1;
+          for (;;) {
+            std::int64_t base = 0;
+            for (std::size_t d = 0; d < last; ++d) base += (start[d] + tap[d] * w.dil[d]) * in_stride[d];
+            const float* row = src + base + start[last];
+            if (kind == PoolKind::Max) {
+              for (std::int64_t t = lo[last]; t < hi[last]; ++t) acc = std::max(acc, row[t * w.dil[last]]);
+            } else {
+              for (std::int64_t t = lo[last]; t < hi[last]; ++t) acc += row[t * w.dil[last]];
+            }
+            count += hi[last] - lo[last];
+            std::size_t d = last;
+            while (d-- > 0) {
+              if (++tap[d] < hi[d]) break;
+              tap[d] = lo[d];
+            }
+            if (d == static_cast<std::size_t>(-1)) break;
+          }
+        }
+        if (kind == PoolKind::Average) {
+          const std::int64_t divisor = p.count_include_pad ? padded_count : count;
+          acc = divisor > 0 ? acc / static_cast<float>(divisor) : 0.0f;
+        }
+        y[pl * out_plane + o] = acc;
+        for (std::size_t d = w.s; d-- > 0;) {
+          if (++pos[d] < w.out[d]) break;
+          pos[d] = 0;
+        }
+      }
+    }
+    return out;
+  }
+
+  template <class Out, class LX>
+  Tensor<float, Out> max_pool(const Tensor<float, LX>& x, const WindowParams& p) const {
+    return pool_run<Out>(x, p, PoolKind::Max, "max_pool");
+  }
+  template <class Out, class LX>
+  Tensor<float, Out> average_pool(const Tensor<float, LX>& x, const WindowParams& p) const {
+    return pool_run<Out>(x, p, PoolKind::Average, "average_pool");
+  }
+
+  // GlobalAveragePool / GlobalMaxPool: every spatial extent becomes 1.
+  template <class Out, class LX>
+  static HostTensor<float, Out> global_pool(const HostTensor<float, LX>& x, PoolKind kind) {
+    constexpr std::size_t R = AxisRank<LX>;
+    static_assert(R >= 2 && AxisRank<Out> == R, "global pool: input and result have one rank: [N, C, spatial...]");
+    typename HostTensor<float, Out>::Extents oe{};
+    oe.fill(1);
+    oe[0] = x.extents()[0];
+    oe[1] = x.extents()[1];
+    auto out = HostTensor<float, Out>::uninitialized(oe);
+    const std::int64_t planes = oe[0] * oe[1];
+    const std::int64_t plane = planes == 0 ? 0 : x.count() / planes;
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t pl = 0; pl < planes; ++pl) {
+      const float* s = x.data() + pl * plane;
+      if (kind == PoolKind::Max) {
+        float m = std::numeric_limits<float>::lowest();
+        for (std::int64_t i = 0; i < plane; ++i) m = std::max(m, s[i]);
+        y[pl] = m;
+      } else {
+        float sum = 0.0f;
+        for (std::int64_t i = 0; i < plane; ++i) sum += s[i];
+        y[pl] = plane > 0 ? sum / static_cast<float>(plane) : std::numeric_limits<float>::quiet_NaN();
+      }
+    }
+    return out;
+  }
+  template <class Out, class LX>
+  Tensor<float, Out> global_average_pool(const Tensor<float, LX>& x) const { return global_pool<Out>(x, PoolKind::Average); }
+  template <class Out, class LX>
+  Tensor<float, Out> global_max_pool(const Tensor<float, LX>& x) const { return global_pool<Out>(x, PoolKind::Max); }
+
+  // ---------------------------------------------------------------- moving elements
+
+  // Transpose with ONNX's perm: result axis i is input axis perm[i].
+  template <class Out, class E, class L>
+  Tensor<E, Out> transpose(const Tensor<E, L>& t, const std::array<std::int64_t, AxisRank<L>>& perm) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxesPermute<Out, L>, "transpose: the result's axes must be the input's axes, reordered");
+    Ext<R> oe{}, st{};
+    const auto s = t.strides();
+    std::array<bool, R + 1> seen{};
+    for (std::size_t i = 0; i < R; ++i) {
+      const std::size_t from = norm_axis(perm[i], R, "transpose");
+      if (seen[from]) throw KernelMisuse("transpose: perm names axis " + std::to_string(from) + " twice");
+      seen[from] = true;
+      oe[i] = t.extents()[from];
+      st[i] = s[from];
+    }
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    strided_copy<E>(out.mutable_data_unchecked(), t.data(), 0, oe, st);
+    return out;
+  }
+
+  // Transpose named by the result's axes: each result axis is the input axis of that name.
+  template <class Out, class E, class L>
+  Tensor<E, Out> transpose(const Tensor<E, L>& t) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxesPermute<Out, L>, "transpose: the result's axes must be the input's axes, reordered");
+    static_assert([]<std::size_t... I>(std::index_sequence<I...>) { return ((AxisListTraits<L>::template COUNT<AxisAt<I, L>> == 1) && ...); }(std::make_index_sequence<R>{}),
+                  "transpose: an axis name appears twice; spell the permutation");
+    const std::array<std::int64_t, R> perm = []<std::size_t... I>(std::index_sequence<I...>) {
+      return std::array<std::int64_t, R>{static_cast<std::int64_t>(AxisIndex<AxisAt<I, Out>, L>)...};
+    }(std::make_index_sequence<R>{});
+    return transpose<Out>(t, perm);
+  }
+
+  // Slice with ONNX's reading of bounds: negative from the end, clamped to the axis, steps of
+  // either sign; axes not named are taken whole.
+  template <class Out, class E, class L>
+  Tensor<E, Out> slice(const Tensor<E, L>& t, std::span<const std::int64_t> starts, std::span<const std::int64_t> ends,
+                       std::span<const std::int64_t> axes = {}, std::span<const std::int64_t> steps = {}) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxisRank<Out> == R, "slice: the result has the input's rank");
+    if (starts.size() != ends.size() || (!axes.empty() && axes.size() != starts.size()) || (!steps.empty() && steps.size() != starts.size()))
+      throw KernelMisuse("slice: starts, ends, axes and steps must have one length");
+    const auto s = t.strides();
+    Ext<R> oe = t.extents(), st = s;
+    std::int64_t base = 0;
+    std::array<bool, R + 1> seen{};
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      const std::size_t ax = axes.empty() ? i : norm_axis(axes[i], R, "slice");
+      if (seen[ax]) throw KernelMisuse("slice: axis " + std::to_string(ax) + " named twice");
+      seen[ax] = true;
+      const std::int64_t dim = t.extents()[ax];
+      const std::int64_t step = steps.empty() ? 1 : steps[i];
+      if (step == 0) throw KernelMisuse("slice: a step of 0");
+      std::int64_t b = starts[i], e = ends[i];
+      if (b < 0) b = b < -dim ? -dim : b, b += dim;
+      if (e < 0) e = e < -dim ? -dim : e, e += dim;
+      std::int64_t count;
+      if (step > 0) {
+        b = std::clamp<std::int64_t>(b, 0, dim);
+        e = std::clamp<std::int64_t>(e, 0, dim);
+        count = e > b ? (e - b + step - 1) / step : 0;
+      } else {
+        b = std::clamp<std::int64_t>(b, -1, dim - 1);
+        e = std::clamp<std::int64_t>(e, -1, dim - 1);
+        count = b > e ? (b - e + (-step) - 1) / (-step) : 0;
+      }
+      oe[ax] = count;
+      st[ax] = s[ax] * step;
+      if (count > 0) base += b * s[ax];
+    }
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    if (out.count() > 0) strided_copy<E>(out.mutable_data_unchecked(), t.data(), base, oe, st);
+    return out;
+  }
+
+  // One output of Split: `length` elements of `axis` from `offset`.
+  template <class Out, class E, class L>
+  Tensor<E, Out> split_part(const Tensor<E, L>& t, std::int64_t axis, std::int64_t offset, std::int64_t length) const {
+    constexpr std::size_t R = AxisRank<L>;
+    const std::size_t ax = norm_axis(axis, R, "split");
+    if (offset < 0 || length < 0 || offset > t.extents()[ax] || length > t.extents()[ax] - offset)
+      throw KernelMisuse("split: the part [" + std::to_string(offset) + ", +" + std::to_string(length) + ") lies outside an axis of " +
+                         std::to_string(t.extents()[ax]));
+    const std::int64_t start[] = {offset}, end[] = {offset + length}, axes[] = {static_cast<std::int64_t>(ax)};
+    return slice<Out>(t, start, end, axes);
+  }
+
+  // Concat along `axis`; the other axes must agree.
+  template <class Out, class E, class... Ls>
+  Tensor<E, Out> concat(std::int64_t axis, const Tensor<E, Ls>&... parts) const {
+    constexpr std::size_t R = AxisRank<Out>;
+    static_assert(sizeof...(Ls) > 0 && ((AxisRank<Ls> == R) && ...), "concat: every part has the result's rank");
+    const std::size_t ax = norm_axis(axis, R, "concat");
+    Ext<R> oe = std::get<0>(std::tie(parts...)).extents();
+    oe[ax] = 0;
+    (
+        [&] {
+          for (std::size_t i = 0; i < R; ++i)
+            if (i != ax && parts.extents()[i] != oe[i])
+              throw KernelMisuse("concat: extents " + std::to_string(parts.extents()[i]) + " and " + std::to_string(oe[i]) + " disagree at axis " + std::to_string(i));
+          oe[ax] += parts.extents()[ax];
+        }(),
+        ...);
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= oe[i];
+    for (std::size_t i = ax + 1; i < R; ++i) inner *= oe[i];
+    E* y = out.mutable_data_unchecked();
+    const std::int64_t row = oe[ax] * inner;
+    std::int64_t at = 0;
+    (
+        [&] {
+          const std::int64_t chunk = parts.extents()[ax] * inner;
+          for (std::int64_t o = 0; o < outer && chunk > 0; ++o) std::copy(parts.data() + o * chunk, parts.data() + (o + 1) * chunk, y + o * row + at);
+          at += chunk;
+        }(),
+        ...);
+    return out;
+  }
+
+  // Gather along `axis`: the result's axes are data's before `axis`, the indices' axes, then
+  // data's after it. Every index is checked: one outside [-extent, extent) is refused, naming
+  // the indices tensor.
+  template <class Out, class E, class LD, class LI>
+  Tensor<E, Out> gather(const Tensor<E, LD>& data, const Tensor<std::int64_t, LI>& indices, std::int64_t axis, std::string_view indices_name = "indices") const {
+    constexpr std::size_t RD = AxisRank<LD>, RI = AxisRank<LI>;
+    static_assert(RD >= 1 && AxisRank<Out> == RD - 1 + RI, "gather: the result's rank is data's rank - 1 + the indices' rank");
+    const std::size_t ax = norm_axis(axis, RD, "gather");
+    const std::int64_t dim = data.extents()[ax];
+    typename Tensor<E, Out>::Extents oe{};
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < ax; ++i) oe[at++] = data.extents()[i];
+    for (std::size_t i = 0; i < RI; ++i) oe[at++] = indices.extents()[i];
+    for (std::size_t i = ax + 1; i < RD; ++i) oe[at++] = data.extents()[i];
+    const std::int64_t* ix = indices.data();
+    for (std::int64_t i = 0; i < indices.count(); ++i)
+      if (ix[i] < -dim || ix[i] >= dim)
+        throw KernelRefusal(InputError{std::string(indices_name), "", "",
+                                       "index " + std::to_string(ix[i]) + " at element " + std::to_string(i) + " lies outside an axis of " + std::to_string(dim)});
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= data.extents()[i];
+    for (std::size_t i = ax + 1; i < RD; ++i) inner *= data.extents()[i];
+    E* y = out.mutable_data_unchecked();
+    const E* d = data.data();
+    const std::int64_t n = indices.count();
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::int64_t k = ix[j] < 0 ? ix[j] + dim : ix[j];
+        std::copy(d + (o * dim + k) * inner, d + (o * dim + k + 1) * inner, y + (o * n + j) * inner);
+      }
+    return out;
+  }
+
+  // Expand: t broadcast against `shape` (both ways, as ONNX reads it).
+  template <class Out, class E, class L>
+  Tensor<E, Out> expand(const Tensor<E, L>& t, std::span<const std::int64_t> shape) const {
+    constexpr std::size_t R = AxisRank<Out>;
+    static_assert(AxisRank<L> <= R, "expand: the result has at least the input's rank");
+    if (shape.size() > R) throw KernelMisuse("expand: the shape has more entries than the result has axes");
+    Ext<R> oe;
+    oe.fill(1);
+    bool first = true;
+    broadcast_into<R>(oe, shape, first, "expand");
+    broadcast_into<R>(oe, t.extents(), first, "expand");
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    const auto block = stretched<E, R>(t, oe);
+    if (out.count() > 0) std::copy(block.get(), block.get() + out.count(), out.mutable_data_unchecked());
+    return out;
+  }
+
+  // Tile: each axis repeated `repeats[i]` times.
+  template <class Out, class E, class L>
+  Tensor<E, Out> tile(const Tensor<E, L>& t, std::span<const std::int64_t> repeats) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxisRank<Out> == R, "tile: the result has the input's rank");
+    if (repeats.size() != R) throw KernelMisuse("tile: one repeat count per axis");
+    Ext<R> oe{};
+    for (std::size_t i = 0; i < R; ++i) {
+      if (repeats[i] < 0) throw KernelMisuse("tile: a negative repeat count");
+      if (__builtin_mul_overflow(t.extents()[i], repeats[i], &oe[i])) throw KernelMisuse("tile: an extent overflows int64");
+    }
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    if (out.count() == 0) return out;
+    E* y = out.mutable_data_unchecked();
+    const auto s = t.strides();
+    std::array<std::int64_t, R + 1> idx{};
+    for (std::int64_t o = 0; o < out.count(); ++o) {
+      std::int64_t src = 0;
+      for (std::size_t d = 0; d < R; ++d) src += (idx[d] % t.extents()[d]) * s[d];
+      y[o] = t.data()[src];
+      for (std::size_t d = R; d-- > 0;) {
+        if (++idx[d] < oe[d]) break;
+        idx[d] = 0;
+      }
+    }
+    return out;
+  }
+
+  // Pad: pads holds the begin of each axis, then the end (negative pads crop).
+  template <class Out, class E, class L>
+  Tensor<E, Out> pad(const Tensor<E, L>& t, std::span<const std::int64_t> pads, PadMode mode = PadMode::Constant, E value = E{}) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxisRank<Out> == R, "pad: the result has the input's rank");
+    if (pads.size() != 2 * R) throw KernelMisuse("pad: two pads per axis");
+    Ext<R> oe{};
+    for (std::size_t i = 0; i < R; ++i) {
+      oe[i] = t.extents()[i] + pads[i] + pads[R + i];
+      if (oe[i] < 0) throw KernelMisuse("pad: a crop larger than axis " + std::to_string(i));
+      if (mode != PadMode::Constant && t.extents()[i] == 0 && oe[i] > 0)
+        throw KernelMisuse("pad: reflect, edge and wrap need a non-empty axis " + std::to_string(i));
+    }
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    if (out.count() == 0) return out;
+    E* y = out.mutable_data_unchecked();
+    const auto s = t.strides();
+    std::array<std::int64_t, R + 1> idx{};
+    for (std::int64_t o = 0; o < out.count(); ++o) {
+      std::int64_t src = 0;
+      bool inside = true;
+      for (std::size_t d = 0; d < R; ++d) {
+        const std::int64_t n = t.extents()[d];
+        std::int64_t i = idx[d] - pads[d];
+        if (i < 0 || i >= n) {
+          switch (mode) {
+            case PadMode::Constant: inside = false; break;
+            case PadMode::Edge: i = i < 0 ? 0 : n - 1; break;
+            case PadMode::Wrap: i = ((i % n) + n) % n; break;
+            case PadMode::Reflect:
+              if (n == 1) {
+                i = 0;
+              } else {
+                const std::int64_t period = 2 * (n - 1);
+                i = ((i % period) + period) % period;
+                if (i >= n) i = period - i;
+              }
+              break;
+          }
+        }
+        src += i * s[d];
+      }
+      y[o] = inside ? t.data()[src] : value;
+      for (std::size_t d = R; d-- > 0;) {
+        if (++idx[d] < oe[d]) break;
+        idx[d] = 0;
+      }
+    }
+    return out;
+  }
+
+  // Range(start, limit, delta): max(ceil((limit - start) / delta), 0) elements.
+  template <class Out, class E>
+  Tensor<E, Out> range(E start, E limit, E delta) const {
+    static_assert(AxisRank<Out> == 1 && (std::is_same_v<E, float> || std::is_same_v<E, std::int64_t>), "range: one axis, float or int64");
+    if (delta == E{0}) throw KernelMisuse("range: a delta of 0");
+    std::int64_t n;
+    if constexpr (std::is_same_v<E, float>) {
+      const double c = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
+      if (!(c < 9.0e18)) throw KernelMisuse("range: too many elements");
+      n = c > 0 ? static_cast<std::int64_t>(c) : 0;
+    } else {
+      // In 128 bits, so a span past int64 cannot wrap.
+      const __int128 span = static_cast<__int128>(limit) - start;
+      __int128 q = span / delta;
+      if (q * delta != span && ((span > 0) == (delta > 0))) ++q;
+      n = q > 0 ? static_cast<std::int64_t>(q) : 0;
+    }
+    auto out = Tensor<E, Out>::uninitialized({n});
+    E* y = out.mutable_data_unchecked();
+    // ONNX defines element i as start + i * delta (accumulated in the element type, as onnxruntime does).
+    E v = start;
+    for (std::int64_t i = 0; i < n; ++i) {
+      y[i] = v;
+      if constexpr (std::is_same_v<E, float>) v += delta;
+      else v = static_cast<E>(static_cast<std::uint64_t>(v) + static_cast<std::uint64_t>(delta));
+    }
+    return out;
+  }
+
+  template <class Out, class E>
+  Tensor<E, Out> constant_of_shape(const Ext<AxisRank<Out>>& extents, E value = E{}) const {
+    auto out = Tensor<E, Out>::uninitialized(extents);
+    std::fill(out.mutable_data_unchecked(), out.mutable_data_unchecked() + out.count(), value);
+    return out;
+  }
+
+  // ---------------------------------------------------------------- reductions, normalisations
+
+  // Softmax over one axis (opset 13); `log` for LogSoftmax.
+  template <class L>
+  static HostTensor<float, L> softmax_rows(const HostTensor<float, L>& t, std::int64_t outer, std::int64_t len, std::int64_t inner, bool log) {
+    auto out = HostTensor<float, L>::uninitialized(t.extents());
+    const float* x = t.data();
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const float* xs = x + o * len * inner + i;
+        float* ys = y + o * len * inner + i;
+        float m = -std::numeric_limits<float>::infinity();
+        for (std::int64_t k = 0; k < len; ++k) m = std::max(m, xs[k * inner]);
+        float sum = 0.0f;
+        for (std::int64_t k = 0; k < len; ++k) {
+          const float e = std::exp(xs[k * inner] - m);
+          ys[k * inner] = e;
+          sum += e;
+        }
+        if (log) {
+          const float ls = std::log(sum);
+          for (std::int64_t k = 0; k < len; ++k) ys[k * inner] = xs[k * inner] - m - ls;
+        } else {
+          const float inv = 1.0f / sum;
+          for (std::int64_t k = 0; k < len; ++k) ys[k * inner] *= inv;
+        }
+      }
+    return out;
+  }
+
+  template <class L>
+  Tensor<float, L> softmax(const Tensor<float, L>& t, std::int64_t axis = -1) const { return softmax_over(t, axis, false); }
+  template <class L>
+  Tensor<float, L> log_softmax(const Tensor<float, L>& t, std::int64_t axis = -1) const { return softmax_over(t, axis, true); }
+
+  template <class L>
+  static HostTensor<float, L> softmax_over(const HostTensor<float, L>& t, std::int64_t axis, bool log) {
+    constexpr std::size_t R = AxisRank<L>;
+    const std::size_t ax = norm_axis(axis, R, "softmax");
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= t.extents()[i];
+    for (std::size_t i = ax + 1; i < R; ++i) inner *= t.extents()[i];
+    return softmax_rows(t, outer, t.extents()[ax], inner, log);
+  }
+
+  // Softmax before opset 13: the input read as a matrix [prod(axes before axis), prod(the rest)],
+  // each row normalised.
+  template <class L>
+  Tensor<float, L> softmax_flattened(const Tensor<float, L>& t, std::int64_t axis = 1) const { return softmax_matrix(t, axis, false); }
+  template <class L>
+  Tensor<float, L> log_softmax_flattened(const Tensor<float, L>& t, std::int64_t axis = 1) const { return softmax_matrix(t, axis, true); }
+
+  template <class L>
+  static HostTensor<float, L> softmax_matrix(const HostTensor<float, L>& t, std::int64_t axis, bool log) {
+    constexpr std::size_t R = AxisRank<L>;
+    const std::int64_t r = static_cast<std::int64_t>(R);
+    if (axis < -r || axis > r) throw KernelMisuse("softmax: axis " + std::to_string(axis) + " outside rank " + std::to_string(r));
+    const std::size_t ax = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+    std::int64_t outer = 1, len = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= t.extents()[i];
+    for (std::size_t i = ax; i < R; ++i) len *= t.extents()[i];
+    return softmax_rows(t, outer, len, 1, log);
+  }
+
+  enum class ReduceKind : std::uint8_t { Sum, Mean, Max, Min, Prod };
+
+  // Reduce over `axes` (empty: every axis, unless noop_with_empty_axes), keeping reduced axes as
+  // extent 1 when keepdims.
+  template <class Out, class E, class L>
+  static HostTensor<E, Out> reduce_run(const HostTensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims, bool noop_with_empty_axes,
+                                       ReduceKind kind) {
+    constexpr std::size_t R = AxisRank<L>;
+    std::array<bool, R + 1> reduce{};
+    if (axes.empty()) {
+      if (noop_with_empty_axes) {
+        if constexpr (AxisRank<Out> == R) return t.template regrouped<Out>(t.extents());
+        else throw KernelMisuse("reduce: a no-op reduction keeps the rank");
+      }
+      reduce.fill(true);
+    }
+    for (auto a : axes) {
+      const std::size_t i = norm_axis(a, R, "reduce");
+      if (reduce[i] && !axes.empty()) throw KernelMisuse("reduce: axis " + std::to_string(i) + " named twice");
+      reduce[i] = true;
+    }
+    typename HostTensor<E, Out>::Extents oe{};
+    std::size_t at = 0;
+    std::int64_t group = 1;
+    for (std::size_t i = 0; i < R; ++i) {
+      if (reduce[i]) group *= t.extents()[i];
+      if (!reduce[i] || keepdims) {
+        if (at >= AxisRank<Out>) throw KernelMisuse("reduce: the result's axis list has the wrong rank");
+        oe[at++] = reduce[i] ? 1 : t.extents()[i];
+      }
+    }
+    if (at != AxisRank<Out>) throw KernelMisuse("reduce: the result's axis list has the wrong rank");
+    auto out = HostTensor<E, Out>::uninitialized(oe);
+    E* y = out.mutable_data_unchecked();
+    using Acc = std::conditional_t<std::is_same_v<E, float>, double, E>;
+    std::vector<Acc> acc(static_cast<std::size_t>(out.count()));
+    const Acc init = kind == ReduceKind::Max   ? static_cast<Acc>(std::is_same_v<E, float> ? -std::numeric_limits<float>::infinity() : static_cast<double>(std::numeric_limits<std::int64_t>::min()))
+                     : kind == ReduceKind::Min ? static_cast<Acc>(std::is_same_v<E, float> ? std::numeric_limits<float>::infinity() : static_cast<double>(std::numeric_limits<std::int64_t>::max()))
+                     : kind == ReduceKind::Prod ? Acc{1}
+                                                : Acc{0};
+    std::fill(acc.begin(), acc.end(), init);
+    // Output stride of each input axis (0 where reduced).
+    std::array<std::int64_t, R + 1> ost{};
+    {
+      std::int64_t step = 1;
+      for (std::size_t i = R; i-- > 0;) {
+        if (reduce[i]) {
+          ost[i] = 0;
+        } else {
+          ost[i] = step;
+          step *= t.extents()[i];
+        }
+      }
+    }
+    std::array<std::int64_t, R + 1> idx{};
+    std::int64_t o = 0;
+    const E* x = t.data();
+    for (std::int64_t i = 0; i < t.count(); ++i) {
+      const Acc v = static_cast<Acc>(x[i]);
+      Acc& a = acc[static_cast<std::size_t>(o)];
+      switch (kind) {
+        case ReduceKind::Sum:
+        case ReduceKind::Mean: a += v; break;
+        case ReduceKind::Max: a = (v > a || v != v) ? v : a; break;
+        case ReduceKind::Min: a = (v < a || v != v) ? v : a; break;
+        case ReduceKind::Prod: a *= v; break;
+      }
+      for (std::size_t d = R; d-- > 0;) {
+        o += ost[d];
+        if (++idx[d] < t.extents()[d]) break;
+        o -= ost[d] * t.extents()[d];
+        idx[d] = 0;
+      }
+    }
+    for (std::int64_t j = 0; j < out.count(); ++j) {
+      Acc v = acc[static_cast<std::size_t>(j)];
+      if (kind == ReduceKind::Mean) {
+        if constexpr (std::is_same_v<E, float>) v = group > 0 ? v / static_cast<double>(group) : std::numeric_limits<double>::quiet_NaN();
+        else v = group > 0 ? v / group : 0;
+      }
+      y[j] = static_cast<E>(v);
+    }
+    return out;
+  }
+
+  template <class Out, class E, class L>
+  Tensor<E, Out> reduce_sum(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
+    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Sum);
+  }
+  template <class Out, class E, class L>
+  Tensor<E, Out> reduce_mean(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
+    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Mean);
+  }
+  template <class Out, class E, class L>
+  Tensor<E, Out> reduce_max(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
+    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Max);
+  }
+  template <class Out, class E, class L>
+  Tensor<E, Out> reduce_min(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
+    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Min);
+  }
+  template <class Out, class E, class L>
+  Tensor<E, Out> reduce_prod(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
+    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Prod);
+  }
+
+  // ArgMax along one axis (the first maximum, or the last with select_last_index); NaN wins.
+  template <class Out, class E, class L>
+  Tensor<std::int64_t, Out> argmax(const Tensor<E, L>& t, std::int64_t axis = 0, bool keepdims = true, bool select_last_index = false) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxisRank<Out> == R || AxisRank<Out> + 1 == R, "argmax: the result keeps the rank, or drops the axis");
+    const std::size_t ax = norm_axis(axis, R, "argmax");
+    if ((AxisRank<Out> == R) != keepdims) throw KernelMisuse("argmax: keepdims disagrees with the result's rank");
+    const std::int64_t len = t.extents()[ax];
+    if (len == 0) throw KernelMisuse("argmax: an empty axis has no maximum");
+    typename Tensor<std::int64_t, Out>::Extents oe{};
+    std::size_t at = 0;
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < R; ++i) {
+      if (i < ax) outer *= t.extents()[i];
+      if (i > ax) inner *= t.extents()[i];
+      if (i != ax) oe[at++] = t.extents()[i];
+      else if (keepdims) oe[at++] = 1;
+    }
+    auto out = Tensor<std::int64_t, Out>::uninitialized(oe);
+    std::int64_t* y = out.mutable_data_unchecked();
+    const E* x = t.data();
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const E* xs = x + o * len * inner + i;
+        std::int64_t best = 0;
+        E bv = xs[0];
+        for (std::int64_t k = 1; k < len; ++k) {
+          const E v = xs[k * inner];
+          bool take;
+          if constexpr (std::is_same_v<E, float>) {
+            if (bv != bv) take = select_last_index && v != v;
+            else take = v != v || v > bv || (select_last_index && v == bv);
+          } else {
+            take = v > bv || (select_last_index && v == bv);
+          }
+          if (take) {
+            best = k;
+            bv = v;
+          }
+        }
+        y[o * inner + i] = best;
+      }
+    return out;
+  }
+
+  // BatchNormalization (inference): per channel (axis 1) scale * (x - mean) / sqrt(var + eps) + bias.
+  template <class L, class C>
+  Tensor<float, L> batch_normalization(const Tensor<float, L>& x, const Tensor<float, Axes<C>>& scale, const Tensor<float, Axes<C>>& bias,
+                                       const Tensor<float, Axes<C>>& mean, const Tensor<float, Axes<C>>& var, float epsilon = 1e-5f) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(R >= 2 && std::is_same_v<AxisAt<R >= 2 ? 1 : 0, L>, C>, "batch_normalization: the per-channel tensors run along the input's axis 1");
+    const std::int64_t n = x.extents()[0], c = x.extents()[1];
+    for (const auto* p : {&scale, &bias, &mean, &var})
+      if (p->extents()[0] != c) throw KernelMisuse("batch_normalization: a per-channel tensor holds " + std::to_string(p->extents()[0]) + " elements, not " + std::to_string(c));
+    const std::int64_t plane = n * c == 0 ? 0 : x.count() / (n * c);
+    auto out = Tensor<float, L>::uninitialized(x.extents());
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t ch = 0; ch < c; ++ch) {
+      const float a = scale.data()[ch] / std::sqrt(var.data()[ch] + epsilon);
+      const float b = bias.data()[ch] - mean.data()[ch] * a;
+      for (std::int64_t b0 = 0; b0 < n; ++b0) {
+        const float* xs = x.data() + (b0 * c + ch) * plane;
+        float* ys = y + (b0 * c + ch) * plane;
+        for (std::int64_t i = 0; i < plane; ++i) ys[i] = xs[i] * a + b;
+      }
+    }
+    return out;
+  }
+
+  // LayerNormalization over the axes from `axis` to the end; scale and bias broadcast to them.
+  template <class L, class LS>
+  Tensor<float, L> layer_normalization(const Tensor<float, L>& x, const Tensor<float, LS>& scale, const Tensor<float, LS>* bias, std::int64_t axis = -1,
+                                       float epsilon = 1e-5f) const {
+    constexpr std::size_t R = AxisRank<L>;
+    const std::size_t ax = norm_axis(axis, R, "layer_normalization");
+    std::int64_t outer = 1, len = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= x.extents()[i];
+    for (std::size_t i = ax; i < R; ++i) len *= x.extents()[i];
+    // scale / bias stretched over the normalised block.
+    const auto block_of = [&](const HostTensor<float, LS>& t) {
+      std::vector<float> v(static_cast<std::size_t>(len));
+      constexpr std::size_t rs = AxisRank<LS>;
+      if (rs > R - ax) throw KernelMisuse("layer_normalization: scale has more axes than the normalised block");
+      std::vector<std::int64_t> ext(R - ax), str(R - ax, 0);
+      const auto ts = t.strides();
+      for (std::size_t i = 0; i < R - ax; ++i) {
+        ext[i] = x.extents()[ax + i];
+        const std::size_t shift = (R - ax) - rs;
+        if (i >= shift) {
+          const std::int64_t e = t.extents()[i - shift];
+          if (e != 1 && e != ext[i]) throw KernelMisuse("layer_normalization: scale or bias does not broadcast to the normalised axes");
+          str[i] = e == 1 ? 0 : ts[i - shift];
+        }
+      }
+      strided_copy<float>(v.data(), t.data(), 0, ext, str);
+      return v;
+    };
+    const std::vector<float> g = block_of(scale);
+    const std::vector<float> b = bias ? block_of(*bias) : std::vector<float>(static_cast<std::size_t>(len), 0.0f);
+    auto out = Tensor<float, L>::uninitialized(x.extents());
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t o = 0; o < outer; ++o) {
+      const float* xs = x.data() + o * len;
+      float* ys = y + o * len;
+      double mean = 0.0;
+      for (std::int64_t i = 0; i < len; ++i) mean += xs[i];
+      mean /= static_cast<double>(len);
+      double var = 0.0;
+      for (std::int64_t i = 0; i < len; ++i) var += (xs[i] - mean) * (xs[i] - mean);
+      var /= static_cast<double>(len);
+      const float inv = static_cast<float>(1.0 / std::sqrt(var + epsilon));
+      const float m = static_cast<float>(mean);
+      for (std::int64_t i = 0; i < len; ++i) ys[i] = (xs[i] - m) * inv * g[static_cast<std::size_t>(i)] + b[static_cast<std::size_t>(i)];
+    }
+    return out;
+  }
+  template <class L, class LS>
+  Tensor<float, L> layer_normalization(const Tensor<float, L>& x, const Tensor<float, LS>& scale, const Tensor<float, LS>& bias, std::int64_t axis = -1,
+                                       float epsilon = 1e-5f) const {
+    return layer_normalization(x, scale, &bias, axis, epsilon);
+  }
+};

@@ -1,0 +1,17 @@
+// The Loam runtime for tests and hand-written users: the prelude, then every body file of MANIFEST,
+// in order, inside namespace loam_runtime. A generated module pastes the same body files inside its
+// own namespace instead, so two modules never share a Tensor type or an axis marker.
+#pragma once
+
+#include "prelude.hpp"
+
+namespace loam_runtime {
+#include "half.inc.hpp"
+#include "axes.inc.hpp"
+#include "errors.inc.hpp"
+#include "tensor.inc.hpp"
+#include "expr.inc.hpp"
+#include "sgemm.inc.hpp"
+#include "cpu.inc.hpp"
+#include "backend.inc.hpp"
+}  // namespace loam_runtime

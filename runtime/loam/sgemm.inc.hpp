@@ -1,0 +1,321 @@
+// Single-precision matrix product C = alpha * A B (+ C) (+ row bias) (+ column bias) (relu), the one
+// path every contraction takes: MatMul, Gemm and Conv (through im2col). A register-tiled
+// microkernel computes a tile of SGEMM_MR rows by SGEMM_NR columns, blocked over K so a strip of B
+// stays in L1 and a block of A in L2. On x86-64 the microkernel is AVX2+FMA (4 x 24: twelve
+// accumulators, three loads of B and four broadcasts of A per step), chosen at run time; elsewhere
+// a portable loop computes the same tile.
+//
+// Operands are read through strides, so a row-major, a transposed and a packed operand are one
+// code path. A weight is packed once, when the weights load (PackedMatrix, PackedConv): panels of
+// SGEMM_NR columns of B, or SGEMM_MR rows of A, zero-padded, so a call copies no constant.
+
+struct Sgemm {
+  static constexpr std::int64_t MR = 4;
+  static constexpr std::int64_t NR = 24;
+  static constexpr std::int64_t KC = 256;
+  static constexpr std::int64_t MC = 128;
+
+  // Element (i, k) of A: data[(i / MR) * panel_stride + (i % MR) * row_stride + k * col_stride].
+  struct AOperand {
+    const float* data;
+    std::int64_t row_stride;
+    std::int64_t col_stride;
+    std::int64_t panel_stride;
+    static AOperand row_major(const float* a, std::int64_t lda) { return {a, lda, 1, MR * lda}; }
+    static AOperand transposed(const float* a, std::int64_t lda) { return {a, 1, lda, MR}; }  // A^T stored [K][M]
+  };
+
+  // Element (k, j) of B: data[(j / NR) * panel_stride + k * row_stride + (j % NR)]; the NR
+  // columns of a panel are contiguous. `padded`: every panel holds NR columns (zeros past N).
+  struct BOperand {
+    const float* data;
+    std::int64_t row_stride;
+    std::int64_t panel_stride;
+    bool padded;
+    static BOperand row_major(const float* b, std::int64_t ldb) { return {b, ldb, NR, false}; }
+  };
+
+  struct Epilogue {
+    float alpha = 1.0f;
+    bool accumulate = false;            // add to what C holds (Gemm's beta * C, written first)
+    const float* row_bias = nullptr;    // one per row of C (a Conv's bias)
+    const float* col_bias = nullptr;    // one per column of C (a MatMul's bias)
+    bool relu = false;
+  };
+
+  // Packs B (K x N, element (k, j) at b[k * rs + j * cs]) into padded NR-column panels.
+  static std::int64_t packed_b_size(std::int64_t k, std::int64_t n) { return ((n + NR - 1) / NR) * NR * k; }
+  static void pack_b(const float* b, std::int64_t rs, std::int64_t cs, std::int64_t k, std::int64_t n, float* out) {
+    const std::int64_t panels = (n + NR - 1) / NR;
+    for (std::int64_t p = 0; p < panels; ++p) {
+      float* dst = out + p * NR * k;
+      const std::int64_t j0 = p * NR, cols = std::min(NR, n - j0);
+      for (std::int64_t kk = 0; kk < k; ++kk) {
+        const float* src = b + kk * rs + j0 * cs;
+        std::int64_t j = 0;
+        if (cs == 1) {
+          std::memcpy(dst, src, static_cast<std::size_t>(cols) * sizeof(float));
+          j = cols;
+        }
+        for (; j < cols; ++j) dst[j] = src[j * cs];
+        for (j = cols; j < NR; ++j) dst[j] = 0.0f;
+        dst += NR;
+      }
+    }
+  }
+  static BOperand packed_b(const float* packed, std::int64_t k) { return {packed, NR, NR * k, true}; }
+
+  // Packs A (M x K, element (i, k) at a[i * rs + k * cs]) into zero-padded MR-row panels.
+  static std::int64_t packed_a_size(std::int64_t m, std::int64_t k) { return ((m + MR - 1) / MR) * MR * k; }
+  static void pack_a(const float* a, std::int64_t rs, std::int64_t cs, std::int64_t m, std::int64_t k, float* out) {
+    const std::int64_t panels = (m + MR - 1) / MR;
+    for (std::int64_t p = 0; p < panels; ++p) {
+      float* dst = out + p * MR * k;
+      for (std::int64_t kk = 0; kk < k; ++kk)
+        for (std::int64_t r = 0; r < MR; ++r) {
+          const std::int64_t i = p * MR + r;
+          dst[kk * MR + r] = i < m ? a[i * rs + kk * cs] : 0.0f;
+        }
+    }
+  }
+  static AOperand packed_a(const float* packed, std::int64_t k) { return {packed, 1, MR, MR * k}; }
+
+  // C (M x N, row stride ldc) = the product, through the epilogue.
+  static void run(std::int64_t m, std::int64_t n, std::int64_t k, const AOperand& a, const BOperand& b, float* c,
+                  std::int64_t ldc, const Epilogue& ep) {
+    if (m <= 0 || n <= 0) return;
+    if (k <= 0) {
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) finish_scalar(c[i * ldc + j], 0.0f, ep, ep.accumulate, true, i, j);
+      return;
+    }
+    const bool vector = use_avx2();
+    float edge[KC * NR];  // a partial strip of an unpadded B, copied and padded
+    for (std::int64_t k0 = 0; k0 < k; k0 += KC) {
+      const std::int64_t kc = std::min(KC, k - k0);
+      const bool accumulate = ep.accumulate || k0 > 0, last = k0 + kc == k;
+      for (std::int64_t i1 = 0; i1 < m; i1 += MC) {
+        const std::int64_t i1_end = std::min(m, i1 + MC);
+        for (std::int64_t j0 = 0; j0 < n; j0 += NR) {
+          const std::int64_t cols = std::min(NR, n - j0);
+          const float* bp = b.data + (j0 / NR) * b.panel_stride + k0 * b.row_stride;
+          std::int64_t brs = b.row_stride;
+          if (cols < NR && !b.padded) {
+            for (std::int64_t kk = 0; kk < kc; ++kk) {
+              std::memcpy(edge + kk * NR, bp + kk * brs, static_cast<std::size_t>(cols) * sizeof(float));
+              std::fill(edge + kk * NR + cols, edge + (kk + 1) * NR, 0.0f);
+            }
+            bp = edge;
+            brs = NR;
+          }
+          for (std::int64_t i0 = i1; i0 < i1_end; i0 += MR) {
+            const std::int64_t rows = std::min(MR, m - i0);
+            const float* ap = a.data + (i0 / MR) * a.panel_stride + k0 * a.col_stride;
+            Tile t{kc, ap, a.row_stride, a.col_stride, bp, brs, c + i0 * ldc + j0, ldc, cols, accumulate, last, i0, j0};
+            if (vector) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+              switch (rows) {
+                case 4: tile_avx2<4>(t, ep); break;
+                case 3: tile_avx2<3>(t, ep); break;
+                case 2: tile_avx2<2>(t, ep); break;
+                default: tile_avx2<1>(t, ep); break;
+              }
+#endif
+            } else {
+              tile_portable(t, rows, ep);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  static bool use_avx2() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return supported;
+#else
+    return false;
+#endif
+  }
+
+  struct Tile {
+    std::int64_t kc;
+    const float* a;
+    std::int64_t ars, acs;
+    const float* b;
+    std::int64_t brs;
+    float* c;
+    std::int64_t ldc, cols;
+    bool accumulate, last;
+    std::int64_t i0, j0;
+  };
+
+  static void finish_scalar(float& out, float acc, const Epilogue& ep, bool accumulate, bool last, std::int64_t i,
+                            std::int64_t j) {
+    float v = ep.alpha * acc;
+    if (accumulate) v += out;
+    if (last) {
+      if (ep.row_bias) v += ep.row_bias[i];
+      if (ep.col_bias) v += ep.col_bias[j];
+      if (ep.relu) v = v > 0.0f ? v : 0.0f;
+    }
+    out = v;
+  }
+
+  static void tile_portable(const Tile& t, std::int64_t rows, const Epilogue& ep) {
+    float acc[MR][NR] = {};
+    const float* a = t.a;
+    const float* b = t.b;
+    for (std::int64_t k = 0; k < t.kc; ++k) {
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const float av = a[r * t.ars];
+        for (std::int64_t j = 0; j < NR; ++j) acc[r][j] += av * b[j];
+      }
+      a += t.acs;
+      b += t.brs;
+    }
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t j = 0; j < t.cols; ++j)
+        finish_scalar(t.c[r * t.ldc + j], acc[r][j], ep, t.accumulate, t.last, t.i0 + r, t.j0 + j);
+  }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  template <int ROWS>
+  __attribute__((target("avx2,fma"))) static void tile_avx2(const Tile& t, const Epilogue& ep) {
+    __m256 acc[ROWS][3];
+#pragma GCC unroll 4
+    for (int r = 0; r < ROWS; ++r) {
+      acc[r][0] = _mm256_setzero_ps();
+      acc[r][1] = _mm256_setzero_ps();
+      acc[r][2] = _mm256_setzero_ps();
+    }
+    const float* a = t.a;
+    const float* b = t.b;
+    const std::int64_t ars = t.ars, acs = t.acs, brs = t.brs;
+    for (std::int64_t k = 0; k < t.kc; ++k) {
+      const __m256 b0 = _mm256_loadu_ps(b);
+      const __m256 b1 = _mm256_loadu_ps(b + 8);
+      const __m256 b2 = _mm256_loadu_ps(b + 16);
+#pragma GCC unroll 4
+      for (int r = 0; r < ROWS; ++r) {
+        const __m256 av = _mm256_broadcast_ss(a + r * ars);
+        acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
+        acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+        acc[r][2] = _mm256_fmadd_ps(av, b2, acc[r][2]);
+      }
+      a += acs;
+      b += brs;
+    }
+    const __m256 alpha = _mm256_set1_ps(ep.alpha);
+    const bool scale = ep.alpha != 1.0f;
+    if (t.cols == NR) {
+      const __m256 zero = _mm256_setzero_ps();
+#pragma GCC unroll 4
+      for (int r = 0; r < ROWS; ++r) {
+        float* c = t.c + r * t.ldc;
+#pragma GCC unroll 3
+        for (int q = 0; q < 3; ++q) {
+          __m256 v = scale ? _mm256_mul_ps(acc[r][q], alpha) : acc[r][q];
+          if (t.accumulate) v = _mm256_add_ps(v, _mm256_loadu_ps(c + 8 * q));
+          if (t.last) {
+            if (ep.row_bias) v = _mm256_add_ps(v, _mm256_set1_ps(ep.row_bias[t.i0 + r]));
+            if (ep.col_bias) v = _mm256_add_ps(v, _mm256_loadu_ps(ep.col_bias + t.j0 + 8 * q));
+            if (ep.relu) v = _mm256_max_ps(v, zero);
+          }
+          _mm256_storeu_ps(c + 8 * q, v);
+        }
+      }
+    } else {
+      alignas(32) float tile[ROWS][NR];
+#pragma GCC unroll 4
+      for (int r = 0; r < ROWS; ++r) {
+        _mm256_store_ps(tile[r], acc[r][0]);
+        _mm256_store_ps(tile[r] + 8, acc[r][1]);
+        _mm256_store_ps(tile[r] + 16, acc[r][2]);
+      }
+      for (int r = 0; r < ROWS; ++r)
+        for (std::int64_t j = 0; j < t.cols; ++j)
+          finish_scalar(t.c[r * t.ldc + j], tile[r][j], ep, t.accumulate, t.last, t.i0 + r, t.j0 + j);
+    }
+  }
+#endif
+};
+
+// A weight on the right of a product, B (K x N), packed once into NR-column panels. Built from a
+// MatMul weight [K, N] or a Gemm weight read transposed ([N, K] with transB). Keeps the tensor it
+// was packed from, so a backend that wants the plain form has it without a copy.
+template <class KAxis, class NAxis>
+class PackedMatrix {
+ public:
+  using Source = Tensor<float, Axes<KAxis, NAxis>>;
+  PackedMatrix() = default;
+  explicit PackedMatrix(Source b) : source_(std::move(b)) {
+    k_ = source_.extents()[0];
+    n_ = source_.extents()[1];
+    panels_.resize(static_cast<std::size_t>(Sgemm::packed_b_size(k_, n_)));
+    Sgemm::pack_b(source_.data(), n_, 1, k_, n_, panels_.data());
+  }
+  // B given as its transpose, stored [N, K] (Gemm's transB = 1).
+  template <class TAxes>
+  static PackedMatrix from_transposed(const Tensor<float, TAxes>& bt) {
+    static_assert(std::is_same_v<TAxes, Axes<NAxis, KAxis>>, "PackedMatrix: a transposed weight has axes [N, K]");
+    PackedMatrix p;
+    p.k_ = bt.extents()[1];
+    p.n_ = bt.extents()[0];
+    typename Source::Extents e{p.k_, p.n_};
+    Source plain = Source::uninitialized(e);
+    float* d = plain.data();
+    for (std::int64_t i = 0; i < p.n_; ++i)
+      for (std::int64_t j = 0; j < p.k_; ++j) d[j * p.n_ + i] = bt.data()[i * p.k_ + j];
+    p.source_ = plain;
+    p.panels_.resize(static_cast<std::size_t>(Sgemm::packed_b_size(p.k_, p.n_)));
+    Sgemm::pack_b(plain.data(), p.n_, 1, p.k_, p.n_, p.panels_.data());
+    return p;
+  }
+  std::int64_t k() const noexcept { return k_; }
+  std::int64_t n() const noexcept { return n_; }
+  const Source& source() const noexcept { return source_; }
+  Sgemm::BOperand operand() const noexcept { return Sgemm::packed_b(panels_.data(), k_); }
+
+ private:
+  Source source_;
+  std::int64_t k_ = 0, n_ = 0;
+  std::vector<float> panels_;
+};
+
+// A Conv weight [Cout, Cin / group, k...], packed once into the SGEMM's row panels, one block per
+// group: the A of out[Cout_g, P] = W_g[Cout_g, K_g] * im2col(x)[K_g, P].
+template <class WAxes>
+class PackedConv {
+ public:
+  using Source = Tensor<float, WAxes>;
+  static constexpr std::size_t RANK = AxisRank<WAxes>;
+  static_assert(RANK >= 3, "PackedConv: a Conv weight has axes [Cout, Cin / group, k...]");
+
+  PackedConv() = default;
+  PackedConv(Source w, std::int64_t group) : source_(std::move(w)), group_(group) {
+    const auto& e = source_.extents();
+    if (group_ < 1 || e[0] % group_ != 0)
+      throw KernelMisuse("conv: " + std::to_string(e[0]) + " output channels do not divide into " + std::to_string(group_) + " groups");
+    cout_ = e[0];
+    k_ = 1;
+    for (std::size_t i = 1; i < RANK; ++i) k_ *= e[i];
+    const std::int64_t mg = cout_ / group_;
+    group_stride_ = Sgemm::packed_a_size(mg, k_);
+    panels_.resize(static_cast<std::size_t>(group_stride_ * group_));
+    for (std::int64_t g = 0; g < group_; ++g)
+      Sgemm::pack_a(source_.data() + g * mg * k_, k_, 1, mg, k_, panels_.data() + g * group_stride_);
+  }
+
+  const Source& source() const noexcept { return source_; }
+  std::int64_t group() const noexcept { return group_; }
+  std::int64_t out_channels() const noexcept { return cout_; }
+  std::int64_t k() const noexcept { return k_; }  // Cin / group * prod(kernel)
+  Sgemm::AOperand operand(std::int64_t g) const noexcept { return Sgemm::packed_a(panels_.data() + g * group_stride_, k_); }
+
+ private:
+  Source source_;
+  std::int64_t group_ = 1, cout_ = 0, k_ = 0, group_stride_ = 0;
+  std::vector<float> panels_;
+};

@@ -1,0 +1,142 @@
+// Tensor<E, Axes<...>>: runtime extents (int64, one per axis) and contiguous row-major elements.
+// Storage is shared, so a regrouping (Reshape, Flatten, Squeeze, Unsqueeze, Identity, a relabel)
+// is a new Tensor over the same elements and costs no copy. Storage borrowed from static memory
+// (embedded weights) is never written: the first write through a non-const accessor copies it.
+// Kernels write only into tensors they allocated themselves.
+
+template <class E>
+concept Element = std::same_as<E, float> || std::same_as<E, std::int64_t> || std::same_as<E, bool> ||
+                  std::same_as<E, Half> || std::same_as<E, BFloat16>;
+
+// The element count of a shape, refusing negative extents and a count past int64.
+template <std::size_t R>
+constexpr std::int64_t element_count(const std::array<std::int64_t, R>& extents) {
+  std::int64_t n = 1;
+  for (std::size_t i = 0; i < R; ++i) {
+    if (extents[i] < 0) throw KernelMisuse("tensor: negative extent " + std::to_string(extents[i]));
+    if (__builtin_mul_overflow(n, extents[i], &n)) throw KernelMisuse("tensor: element count overflows int64");
+  }
+  return n;
+}
+
+template <class E, class L>
+class Tensor;
+
+template <class E, class... A>
+class Tensor<E, Axes<A...>> {
+  static_assert(Element<E>, "Tensor: the element type must be float, int64_t, bool, Half or BFloat16");
+
+ public:
+  using ElementType = E;
+  using AxesType = Axes<A...>;
+  static constexpr std::size_t RANK = sizeof...(A);
+  using Extents = std::array<std::int64_t, RANK>;
+
+  // Every extent 0 (a rank-0 tensor holds one element, zero).
+  Tensor() : Tensor(Extents{}) {}
+
+  // Zero-filled.
+  explicit Tensor(const Extents& extents) : extents_(extents), count_(element_count(extents)) {
+    if (count_ > 0) storage_ = allocate(count_, true);
+  }
+
+  // Takes the elements; their number must match the extents.
+  Tensor(const Extents& extents, std::vector<E> values) : Tensor(uninitialized(extents)) {
+    if (static_cast<std::int64_t>(values.size()) != count_)
+      throw KernelMisuse("tensor: " + std::to_string(values.size()) + " values for a shape of " +
+                         std::to_string(count_) + " elements");
+    std::copy(values.begin(), values.end(), mutable_data_unchecked());
+  }
+
+  Tensor(const Extents& extents, std::initializer_list<E> values) : Tensor(extents, std::vector<E>(values)) {}
+
+  // Allocated and not filled: for kernels that write every element.
+  static Tensor uninitialized(const Extents& extents) {
+    Tensor t(extents, std::shared_ptr<const E>(), false);
+    if (t.count_ > 0) t.storage_ = allocate(t.count_, false);
+    return t;
+  }
+
+  // Over memory the caller keeps alive and unchanged for the tensor's life (static weights):
+  // no copy, and a write through a non-const accessor copies first.
+  static Tensor borrowed(const Extents& extents, const E* data) {
+    Tensor t(extents, std::shared_ptr<const E>(std::shared_ptr<const E>(), data), true);
+    return t;
+  }
+
+  // Over elements another owner shares (a view of a larger block).
+  static Tensor shared(const Extents& extents, std::shared_ptr<const E> data) {
+    return Tensor(extents, std::move(data), false);
+  }
+
+  const Extents& extents() const noexcept { return extents_; }
+  std::int64_t extent(std::size_t i) const { return extents_.at(i); }
+  template <class Axis>
+    requires(AxisIn<Axis, Axes<A...>>)
+  std::int64_t extent() const noexcept {
+    return extents_[AxisIndex<Axis, Axes<A...>>];
+  }
+  std::int64_t count() const noexcept { return count_; }
+  bool empty() const noexcept { return count_ == 0; }
+
+  const E* data() const noexcept { return storage_.get(); }
+  E* data() {
+    if (borrowed_ && count_ > 0) detach();
+    return mutable_data_unchecked();
+  }
+  std::span<const E> values() const noexcept { return {data(), static_cast<std::size_t>(count_)}; }
+  std::span<E> values() { return {data(), static_cast<std::size_t>(count_)}; }
+
+  // Row-major strides in elements.
+  Extents strides() const noexcept {
+    Extents s{};
+    std::int64_t step = 1;
+    for (std::size_t i = RANK; i-- > 0;) {
+      s[i] = step;
+      step *= extents_[i];
+    }
+    return s;
+  }
+
+  // The same elements under other axes and extents with the same element count (no copy).
+  template <class L>
+  Tensor<E, L> regrouped(const typename Tensor<E, L>::Extents& extents) const {
+    if (element_count(extents) != count_)
+      throw KernelMisuse("reshape: " + std::to_string(count_) + " elements cannot take a shape of " +
+                         std::to_string(element_count(extents)));
+    return Tensor<E, L>::from_parts(extents, storage_, borrowed_);
+  }
+
+  // Storage access for kernels: the shared block and whether it is borrowed.
+  const std::shared_ptr<const E>& storage() const noexcept { return storage_; }
+  static Tensor from_parts(const Extents& extents, std::shared_ptr<const E> storage, bool borrowed) {
+    return Tensor(extents, std::move(storage), borrowed);
+  }
+  E* mutable_data_unchecked() const noexcept { return const_cast<E*>(storage_.get()); }
+
+ private:
+  Tensor(const Extents& extents, std::shared_ptr<const E> storage, bool borrowed)
+      : extents_(extents), count_(element_count(extents)), storage_(std::move(storage)), borrowed_(borrowed) {}
+
+  static std::shared_ptr<const E> allocate(std::int64_t n, bool zeroed) {
+    std::shared_ptr<E[]> block(zeroed ? new E[static_cast<std::size_t>(n)]() : new E[static_cast<std::size_t>(n)]);
+    E* first = block.get();
+    return std::shared_ptr<const E>(std::move(block), first);
+  }
+
+  void detach() {
+    std::shared_ptr<const E> block = allocate(count_, false);
+    std::copy(storage_.get(), storage_.get() + count_, const_cast<E*>(block.get()));
+    storage_ = std::move(block);
+    borrowed_ = false;
+  }
+
+  Extents extents_{};
+  std::int64_t count_ = 0;
+  std::shared_ptr<const E> storage_;
+  bool borrowed_ = false;
+};
+
+// The name a backend's associated tensor type refers to (inside a backend, `Tensor` is its own).
+template <class E, class L>
+using HostTensor = Tensor<E, L>;
