@@ -34,4 +34,8 @@ Model read_onnx_text(std::string_view text, const std::string& origin);
 // Every error message starts with the file name.
 Model read_model_file(const std::filesystem::path& file);
 
+// As read_model_file, without opset normalisation: the model as its file states it, checked.
+// `loam inspect` reports this form.
+Model read_model_file_as_written(const std::filesystem::path& file);
+
 }  // namespace loam
