@@ -1,0 +1,25 @@
+"""Certifies each WHG1 file given, one line per file: the certificate, or "refused: <code>"."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import canon  # noqa: E402
+import certificate  # noqa: E402
+import whg1  # noqa: E402
+
+
+def line(path):
+    with open(path, 'rb') as f:
+        b = f.read()
+    role = os.path.basename(path)
+    if role.endswith('.whg1'):
+        role = role[:-5]
+    try:
+        return canon.dumps(certificate.certificate([(role, b)]))
+    except whg1.Refuse as r:
+        return 'refused: ' + r.code
+
+
+if __name__ == '__main__':
+    for p in sys.argv[1:]:
+        sys.stdout.write(line(p) + '\n')
