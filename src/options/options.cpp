@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "axes/layout.hpp"
+#include "options/layout_syntax.hpp"
 #include "options/strict_json.hpp"
 #include "support/error.hpp"
 

@@ -1,0 +1,121 @@
+#include "options/options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "support/error.hpp"
+
+namespace loam {
+namespace {
+
+TEST(Options, ReadsEveryKey) {
+  Options o = parse_options(R"J({
+    "architecture": "llama",
+    "layout": [
+      {"graph": "then_branch", "pattern": "mask", "axes": ["Seq", "Total"]},
+      {"pattern": "*.q_proj.weight", "axes": ["Hidden", "Hidden"]},
+      {"pattern": "fc1.weight", "axes": ["Hidden", "(C H W)"]},
+      {"pattern": "scalar", "axes": []}
+    ],
+    "dims": {"batch": 1, "sequence_length": 128},
+    "outputs": ["logits", "present.0"],
+    "inline_weights": true,
+    "checkpoints": ["model.safetensors", "/abs/other.safetensors"],
+    "webgpu": false
+  })J", "opts.json");
+  ASSERT_EQ(o.layout.size(), 4u);
+  EXPECT_EQ(o.layout[0].graph, std::optional<std::string>("then_branch"));
+  EXPECT_EQ(o.layout[0].pattern, "mask");
+  EXPECT_EQ(o.layout[0].axes, (std::vector<std::string>{"Seq", "Total"}));
+  EXPECT_EQ(o.layout[1].graph, std::nullopt);
+  EXPECT_EQ(o.layout[2].axes, (std::vector<std::string>{"Hidden", "(C H W)"}));
+  EXPECT_TRUE(o.layout[3].axes.empty());
+  EXPECT_EQ(o.architecture, std::optional<std::string>("llama"));
+  EXPECT_EQ(o.dims, (std::map<std::string, int64_t>{{"batch", 1}, {"sequence_length", 128}}));
+  EXPECT_EQ(o.outputs, (std::optional<std::vector<std::string>>{{"logits", "present.0"}}));
+  EXPECT_TRUE(o.inline_weights);
+  EXPECT_FALSE(o.webgpu);
+  EXPECT_EQ(o.checkpoints, (std::vector<std::string>{"model.safetensors", "/abs/other.safetensors"}));
+}
+
+TEST(Options, EmptyObjectIsAllDefaults) {
+  Options o = parse_options("{}", "opts.json");
+  EXPECT_EQ(o, Options{});
+  EXPECT_EQ(canonical_options_json(o),
+            R"J({"architecture":null,"checkpoints":[],"dims":{},"inline_weights":false,"layout":[],"outputs":null,"webgpu":false})J");
+}
+
+TEST(Options, CanonicalFormIsSortedCompactAndSpelledOnce) {
+  const char* a = R"J({"dims": {"seq": 8, "batch": 2}, "layout": [{"axes": ["N", "( C  H W )"], "pattern": "x"}]})J";
+  const char* b = "{\n  \"layout\": [ { \"pattern\": \"x\", \"axes\": [\"N\", \"(C H W)\"], \"graph\": null } ],\n"
+                  "  \"dims\": { \"batch\": 2, \"seq\": 8 }, \"inline_weights\": false }\n";
+  const std::string expected =
+      R"J({"architecture":null,"checkpoints":[],"dims":{"batch":2,"seq":8},"inline_weights":false,)J"
+      R"J("layout":[{"axes":["N","(C H W)"],"graph":null,"pattern":"x"}],"outputs":null,"webgpu":false})J";
+  EXPECT_EQ(canonical_options_json(parse_options(a, "a.json")), expected);
+  EXPECT_EQ(canonical_options_json(parse_options(b, "b.json")), expected);
+}
+
+TEST(Options, CanonicalFormReadsBackEqual) {
+  Options o;
+  o.layout = {{std::string("g"), "h.*.w", {"A", "(B C)"}}, {std::nullopt, "[ab]?", {}}};
+  o.architecture = "gpt2";
+  o.dims = {{"n", 0}, {"m", 9223372036854775807}};
+  o.outputs = std::vector<std::string>{"y"};
+  o.inline_weights = true;
+  o.checkpoints = {"w.safetensors"};
+  o.webgpu = true;
+  std::string canon = canonical_options_json(o);
+  EXPECT_EQ(parse_options(canon, "canon.json"), o);
+  EXPECT_EQ(canonical_options_json(parse_options(canon, "canon.json")), canon);
+}
+
+TEST(Options, OrderOfLayoutRulesIsMeaning) {
+  auto x = parse_options(R"J({"layout":[{"pattern":"a","axes":["X"]},{"pattern":"*","axes":["Y"]}]})J", "x.json");
+  auto y = parse_options(R"J({"layout":[{"pattern":"*","axes":["Y"]},{"pattern":"a","axes":["X"]}]})J", "y.json");
+  EXPECT_NE(canonical_options_json(x), canonical_options_json(y));
+}
+
+TEST(Options, CheckpointPathsAreRelativeToTheOptionsFile) {
+  Options o;
+  o.checkpoints = {"model.safetensors", "../shared/w.safetensors", "/abs/x.safetensors"};
+  auto paths = resolve_checkpoint_paths(o, "/proj/models/opts.json");
+  ASSERT_EQ(paths.size(), 3u);
+  EXPECT_EQ(paths[0], std::filesystem::path("/proj/models/model.safetensors"));
+  EXPECT_EQ(paths[1], std::filesystem::path("/proj/shared/w.safetensors"));
+  EXPECT_EQ(paths[2], std::filesystem::path("/abs/x.safetensors"));
+  EXPECT_EQ(resolve_checkpoint_paths(o, "opts.json")[0], std::filesystem::path("model.safetensors"));
+}
+
+TEST(Options, LoadNamesTheFile) {
+  auto dir = std::filesystem::temp_directory_path() / ("loam_options_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto file = dir / "opts.json";
+  {
+    std::ofstream(file) << R"J({"dims": {"n": 3}})J";
+  }
+  EXPECT_EQ(load_options(file).dims.at("n"), 3);
+  {
+    std::ofstream(file) << R"J({"dims": {"n": -3}})J";
+  }
+  try {
+    load_options(file);
+    ADD_FAILURE() << "a negative extent was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), file.string() + ": key 'dims.n': expected a non-negative integer");
+  }
+  try {
+    load_options(dir / "missing.json");
+    ADD_FAILURE() << "a missing file was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "missing.json").string() + ": cannot open the options file");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace loam
