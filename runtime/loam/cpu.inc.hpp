@@ -925,7 +925,7 @@ struct Cpu {
   template <class Out, class LX, class WAxes>
   Tensor<float, Out> conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
                           const WindowParams& p, bool relu = false) const {
-    return conv(x, PackedConv<WAxes>(w, p.group), bias, p, relu);
+    return conv<Out>(x, PackedConv<WAxes>(w, p.group), bias, p, relu);
   }
 
   enum class PoolKind : std::uint8_t { Max, Average };
@@ -1109,8 +1109,8 @@ struct Cpu {
       const std::int64_t step = steps.empty() ? 1 : steps[i];
       if (step == 0) throw KernelMisuse("slice: a step of 0");
       std::int64_t b = starts[i], e = ends[i];
-      if (b < 0) b = b < -dim ? -dim : b, b += dim;
-      if (e < 0) e = e < -dim ? -dim : e, e += dim;
+      if (b < 0) b += dim;  // then clamped below, per the step's sign
+      if (e < 0) e += dim;
       std::int64_t count;
       if (step > 0) {
         b = std::clamp<std::int64_t>(b, 0, dim);

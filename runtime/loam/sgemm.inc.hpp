@@ -130,7 +130,11 @@ struct Sgemm {
     }
   }
 
+  // Set to run the portable microkernel even where AVX2+FMA is present (tests compare the two).
+  static inline bool portable_only = false;
+
   static bool use_avx2() {
+    if (portable_only) return false;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     return supported;
