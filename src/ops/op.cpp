@@ -1,0 +1,298 @@
+#include "ops/op.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "support/error.hpp"
+
+namespace loam::ops {
+
+using stage0::EqualityRule;
+using stage0::OwedKind;
+
+OpContext::OpContext(const Node& n, std::string w, std::vector<const ValueState*> i, stage0::OwedConditions& o)
+    : node(n), where(std::move(w)), in(std::move(i)), owed(o) {
+  out.resize(node.outputs.size());
+  for (std::size_t k = 0; k < out.size(); ++k) out[k].name = node.outputs[k];
+}
+
+void OpContext::error(const std::string& message) const { fail(where + ": " + message); }
+
+const ValueState& OpContext::input(std::size_t i) const {
+  if (!has_input(i)) error("input " + std::to_string(i) + " is required");
+  return *in[i];
+}
+
+std::string OpContext::tensor(std::size_t i) const {
+  return "input " + std::to_string(i) + " '" + (i < node.inputs.size() ? node.inputs[i] : std::string()) + "'";
+}
+
+const std::vector<Extent>* OpContext::ints(std::size_t i) const {
+  if (!has_input(i) || !in[i]->value || in[i]->value->kind != FoldedValue::Kind::Integer) return nullptr;
+  return &in[i]->value->ints;
+}
+
+const std::vector<Extent>& OpContext::known_ints(std::size_t i, const std::string& what) const {
+  const auto* v = ints(i);
+  if (!v) error(what + " (" + tensor(i) + ") is computed at run time; the build must know it");
+  return *v;
+}
+
+std::vector<int64_t> OpContext::constant_ints(std::size_t i, const std::string& what) const {
+  const auto& v = known_ints(i, what);
+  std::vector<int64_t> r;
+  r.reserve(v.size());
+  for (const auto& e : v) {
+    auto c = e.constant();
+    if (!c) error(what + " (" + tensor(i) + ") holds the symbolic " + e.to_string() + "; the build must know it as a number");
+    r.push_back(*c);
+  }
+  return r;
+}
+
+const Attribute* OpContext::attr(std::string_view name, Attribute::Kind kind) const {
+  const Attribute* a = node.attr(name);
+  if (!a) return nullptr;
+  if (a->kind != kind)
+    error(std::string("attribute '") + std::string(name) + "' is a " + attribute_kind_name(a->kind) + ", expected " +
+          attribute_kind_name(kind));
+  return a;
+}
+
+int64_t OpContext::attr_int(std::string_view name, int64_t fallback) const {
+  const Attribute* a = attr(name, Attribute::Kind::Int);
+  return a ? a->i : fallback;
+}
+std::optional<int64_t> OpContext::attr_int_opt(std::string_view name) const {
+  const Attribute* a = attr(name, Attribute::Kind::Int);
+  if (!a) return std::nullopt;
+  return a->i;
+}
+float OpContext::attr_float(std::string_view name, float fallback) const {
+  const Attribute* a = attr(name, Attribute::Kind::Float);
+  return a ? a->f : fallback;
+}
+std::string OpContext::attr_string(std::string_view name, const std::string& fallback) const {
+  const Attribute* a = attr(name, Attribute::Kind::String);
+  return a ? a->s : fallback;
+}
+std::optional<std::vector<int64_t>> OpContext::attr_ints(std::string_view name) const {
+  const Attribute* a = attr(name, Attribute::Kind::Ints);
+  if (!a) return std::nullopt;
+  return a->ints;
+}
+
+std::size_t OpContext::axis(int64_t a, std::size_t r, const std::string& what) const {
+  int64_t rr = static_cast<int64_t>(r);
+  if (a < -rr || a >= rr)
+    error(what + " " + std::to_string(a) + " is outside [" + std::to_string(-rr) + ", " + std::to_string(rr) +
+          ") for rank " + std::to_string(r));
+  return static_cast<std::size_t>(a < 0 ? a + rr : a);
+}
+
+void OpContext::equal(const Extent& a, const Extent& b, const std::string& what) {
+  stage0::require_equal(a, b, EqualityRule::Axis, OwedKind::AxisEqual, owed, where, what);
+}
+
+std::vector<Extent> OpContext::broadcast(const std::vector<std::size_t>& inputs) {
+  std::vector<std::vector<Extent>> shapes;
+  std::vector<std::string> names;
+  for (std::size_t i : inputs) {
+    shapes.push_back(input(i).dims);
+    names.push_back(tensor(i));
+  }
+  return broadcast_shapes(shapes, names);
+}
+
+std::vector<Extent> OpContext::broadcast_shapes(const std::vector<std::vector<Extent>>& shapes,
+                                                const std::vector<std::string>& names) {
+  std::size_t r = 0;
+  for (const auto& s : shapes) r = std::max(r, s.size());
+  std::vector<Extent> result(r, Extent(1));
+  std::vector<int> owner(r, -1);  // which shape gave result[k] (for messages)
+  for (std::size_t si = 0; si < shapes.size(); ++si) {
+    const auto& s = shapes[si];
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      std::size_t pos = r - s.size() + k;
+      const Extent& d = s[k];
+      Extent& cur = result[pos];
+      if (d == cur) {
+        if (owner[pos] < 0) owner[pos] = static_cast<int>(si);
+        continue;
+      }
+      std::string what = "axis " + std::to_string(k) + " of " + names[si] + " (" + d.to_string() + ")";
+      if (owner[pos] >= 0)
+        what += " and axis " + std::to_string(pos - (r - shapes[owner[pos]].size())) + " of " + names[owner[pos]] +
+                " (" + cur.to_string() + ")";
+      bool covered = owner[pos] >= 0;
+      if (d == Extent(1)) {
+        // A 1 stretches; where it meets a derived symbol reading as 1, the result keeps the 1.
+        if (covered && stage0::reads_as_one(cur, owed, where, what)) cur = Extent(1);
+        if (!covered) owner[pos] = static_cast<int>(si);
+        continue;
+      }
+      if (!covered) {
+        cur = d;
+        owner[pos] = static_cast<int>(si);
+        continue;
+      }
+      if (cur == Extent(1)) {
+        if (!stage0::reads_as_one(d, owed, where, what)) cur = d, owner[pos] = static_cast<int>(si);
+        continue;
+      }
+      // Neither is literally 1: a derived symbol reading as 1 stretches, else they must be equal.
+      if (stage0::reads_as_one(d, owed, where, what)) continue;
+      if (stage0::reads_as_one(cur, owed, where, what)) {
+        cur = d;
+        owner[pos] = static_cast<int>(si);
+        continue;
+      }
+      if (d.is_constant() && cur.is_constant())
+        error("cannot broadcast " + what);
+      equal(cur, d, what);
+    }
+    (void)owner;
+  }
+  return result;
+}
+
+ValueState& OpContext::set_output(std::size_t i, ElementType elem, std::vector<Extent> dims) {
+  if (i >= out.size()) error("the operator produces output " + std::to_string(i) + " but the node names " +
+                             std::to_string(out.size()));
+  out[i].elem = elem;
+  out[i].dims = std::move(dims);
+  return out[i];
+}
+
+std::optional<int64_t> OpContext::foldable_count(std::size_t i) const {
+  auto c = product(out[i].dims).constant();
+  if (!c || *c > kFoldLimit) return std::nullopt;
+  return c;
+}
+
+void OpContext::fold_ints(std::size_t i, std::vector<Extent> values) {
+  auto c = foldable_count(i);
+  if (!c) return;
+  if (static_cast<int64_t>(values.size()) != *c)
+    error("internal: folded " + std::to_string(values.size()) + " elements for a shape of " + std::to_string(*c));
+  for (const auto& v : values) stage0::require_fits_i64(v, where + ": output '" + out[i].name + "'");
+  FoldedValue f;
+  f.kind = FoldedValue::Kind::Integer;
+  f.ints = std::move(values);
+  out[i].value = std::move(f);
+}
+
+void OpContext::fold_floats(std::size_t i, std::vector<float> values) {
+  auto c = foldable_count(i);
+  if (!c) return;
+  if (static_cast<int64_t>(values.size()) != *c) error("internal: folded float count mismatch");
+  FoldedValue f;
+  f.kind = FoldedValue::Kind::Float;
+  f.floats = std::move(values);
+  out[i].value = std::move(f);
+}
+
+bool OpContext::known(std::initializer_list<std::size_t> inputs) const {
+  if (inputs.size() == 0) {
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (in[i] && !in[i]->value) return false;
+    return true;
+  }
+  for (std::size_t i : inputs)
+    if (!has_input(i) || !in[i]->value) return false;
+  return true;
+}
+
+Extent product(const std::vector<Extent>& dims, std::size_t from, std::size_t to) {
+  Extent p(1);
+  to = std::min(to, dims.size());
+  for (std::size_t k = from; k < to; ++k) p = p * dims[k];
+  return p;
+}
+
+std::optional<std::vector<int64_t>> constant_shape(const std::vector<Extent>& dims) {
+  std::vector<int64_t> r;
+  for (const auto& d : dims) {
+    auto c = d.constant();
+    if (!c) return std::nullopt;
+    r.push_back(*c);
+  }
+  return r;
+}
+
+bool is_integer_type(ElementType t) {
+  switch (t) {
+    case ElementType::I64: case ElementType::I32: case ElementType::Bool: case ElementType::I8:
+    case ElementType::U8: case ElementType::I16: case ElementType::U16: case ElementType::U32:
+      return true;
+    default: return false;
+  }
+}
+
+bool is_float_type(ElementType t) {
+  return t == ElementType::F32 || t == ElementType::F16 || t == ElementType::BF16 || t == ElementType::F64;
+}
+
+std::optional<std::vector<Extent>> integral_values(const ValueState& v) {
+  if (!v.value) return std::nullopt;
+  if (v.value->kind == FoldedValue::Kind::Integer) return v.value->ints;
+  std::vector<Extent> r;
+  for (float f : v.value->floats) {
+    if (!std::isfinite(f) || f != std::trunc(f) || std::fabs(f) > 9.2e18f) return std::nullopt;
+    r.emplace_back(static_cast<int64_t>(f));
+  }
+  return r;
+}
+
+// For each element of `out` (row-major), the index of the element of `in` (right-aligned numpy
+// broadcast) it reads.
+std::vector<std::size_t> broadcast_map(const std::vector<int64_t>& out, const std::vector<int64_t>& in) {
+  int64_t n = 1;
+  for (int64_t d : out) n *= d;
+  std::vector<std::size_t> map(static_cast<std::size_t>(n));
+  std::size_t r = out.size(), off = r - in.size();
+  std::vector<int64_t> in_stride(r, 0);
+  int64_t s = 1;
+  for (std::size_t k = in.size(); k-- > 0;) {
+    in_stride[off + k] = in[k] == 1 ? 0 : s;
+    s *= in[k];
+  }
+  std::vector<int64_t> idx(r, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t src = 0;
+    for (std::size_t k = 0; k < r; ++k) src += idx[k] * in_stride[k];
+    map[static_cast<std::size_t>(i)] = static_cast<std::size_t>(src);
+    for (std::size_t k = r; k-- > 0;) {
+      if (++idx[k] < out[k]) break;
+      idx[k] = 0;
+    }
+  }
+  return map;
+}
+
+const OpRule* find_rule(std::string_view domain, std::string_view op_type) {
+  struct Key {
+    std::size_t operator()(const std::pair<std::string_view, std::string_view>& k) const {
+      return std::hash<std::string_view>()(k.first) * 31 ^ std::hash<std::string_view>()(k.second);
+    }
+  };
+  static const auto table = [] {
+    std::vector<OpRule> rules;
+    register_elementwise(rules);
+    register_shape_ops(rules);
+    register_reshape(rules);
+    register_slice(rules);
+    register_conv_pool(rules);
+    register_matmul(rules);
+    register_reduce(rules);
+    register_normalization(rules);
+    std::unordered_map<std::pair<std::string_view, std::string_view>, OpRule, Key> t;
+    for (const auto& r : rules) t.emplace(std::make_pair(r.domain, r.op_type), r);
+    return t;
+  }();
+  auto it = table.find({domain, op_type});
+  return it == table.end() ? nullptr : &it->second;
+}
+
+}  // namespace loam::ops

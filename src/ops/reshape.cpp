@@ -1,0 +1,376 @@
+// Regroupings and layout operators: Reshape, Flatten, Unsqueeze, Squeeze, Transpose, Expand, Tile,
+// Concat, Split. A regrouping moves no element, so a known value passes through in order; Transpose,
+// Expand, Tile, Concat and Split rearrange a known value where its shape is a number.
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "ops/op.hpp"
+#include "support/error.hpp"
+
+namespace loam::ops {
+
+using stage0::EqualityRule;
+using stage0::OwedKind;
+using stage0::Proof;
+using stage0::prove_nonnegative;
+
+namespace {
+
+void pass_value(OpContext& c, std::size_t out = 0) {
+  if (c.input(0).value && c.foldable_count(out)) c.out[out].value = c.input(0).value;
+}
+
+// Axes given by an input (opset 13) or an attribute (before it).
+std::optional<std::vector<int64_t>> axes_operand(OpContext& c, std::size_t input, const char* attr) {
+  if (c.has_input(input)) return c.constant_ints(input, "the axes");
+  return c.attr_ints(attr);
+}
+
+void reshape(OpContext& c) {
+  const auto& in = c.input(0);
+  if (c.input(1).dims.size() != 1) c.error("the shape (" + c.tensor(1) + ") must be 1-D, not " + c.input(1).shape_string());
+  const std::vector<Extent>& target = c.known_ints(1, "the target shape");
+  bool allowzero = c.attr_int("allowzero", 0) != 0;
+  std::vector<Extent> out(target.size());
+  std::optional<std::size_t> infer;
+  for (std::size_t k = 0; k < target.size(); ++k) {
+    const Extent& t = target[k];
+    if (auto n = t.constant()) {
+      if (*n == -1) {
+        if (infer) c.error("the target shape holds -1 at both " + std::to_string(*infer) + " and " + std::to_string(k));
+        infer = k;
+        continue;
+      }
+      if (*n < -1) c.error("target element " + std::to_string(k) + " is " + std::to_string(*n));
+      if (*n == 0 && !allowzero) {
+        if (k >= in.dims.size()) c.error("target element " + std::to_string(k) + " is 0, which copies an axis " + c.tensor(0) + " " + in.shape_string() + " does not have");
+        out[k] = in.dims[k];
+        continue;
+      }
+      out[k] = t;
+      continue;
+    }
+    out[k] = t;
+    // A symbolic target is not 0 (ONNX would read 0 as the input's extent there), unless it is that
+    // extent already.
+    if (!allowzero && !(k < in.dims.size() && in.dims[k] == t))
+      c.owed.require(t - Extent(1), OwedKind::ReshapeTargetNonzero, c.where,
+                     "target element " + std::to_string(k) + " (" + t.to_string() + ") is not 0");
+    if (prove_nonnegative(t) == Proof::Fails) c.error("target element " + std::to_string(k) + " is " + t.to_string() + ", negative for every input");
+  }
+  Extent count = product(in.dims);
+  if (infer) {
+    Extent other = product(out, 0, *infer) * product(out, *infer + 1);
+    c.owed.require(other - Extent(1), OwedKind::ReshapeNonzeroProduct, c.where,
+                   "the extents beside -1 (" + other.to_string() + ") do not multiply to 0");
+    if (auto q = count.divide_exactly(other)) {
+      out[*infer] = *q;
+    } else {
+      Extent quotient = stage0::floor_div(count, other);
+      c.owed.require(quotient * other - count, OwedKind::ReshapeDivides, c.where,
+                     "the extents beside -1 (" + other.to_string() + ") divide the element count " + count.to_string());
+      out[*infer] = quotient;
+    }
+  } else {
+    stage0::require_equal(product(out), count, EqualityRule::Count, OwedKind::ElementCount, c.owed, c.where,
+                          "the element counts of " + c.tensor(0) + " " + in.shape_string() + " and the target [" +
+                              [&] {
+                                std::string s;
+                                for (std::size_t k = 0; k < out.size(); ++k) s += (k ? ", " : "") + out[k].to_string();
+                                return s;
+                              }() + "]");
+  }
+  c.set_output(0, in.elem, std::move(out));
+  pass_value(c);
+}
+
+void flatten(OpContext& c) {
+  const auto& in = c.input(0);
+  int64_t r = static_cast<int64_t>(in.dims.size());
+  int64_t a = c.attr_int("axis", 1);
+  if (a < -r || a > r) c.error("attribute 'axis' " + std::to_string(a) + " is outside [" + std::to_string(-r) + ", " + std::to_string(r) + "]");
+  if (a < 0) a += r;
+  c.set_output(0, in.elem, {product(in.dims, 0, static_cast<std::size_t>(a)), product(in.dims, static_cast<std::size_t>(a))});
+  pass_value(c);
+}
+
+void unsqueeze(OpContext& c) {
+  const auto& in = c.input(0);
+  auto axes = axes_operand(c, 1, "axes");
+  if (!axes) c.error("has no axes");
+  std::size_t r = in.dims.size() + axes->size();
+  std::vector<bool> is_new(r, false);
+  for (int64_t a : *axes) {
+    std::size_t k = c.axis(a, r, "axis");
+    if (is_new[k]) c.error("axis " + std::to_string(a) + " is given twice");
+    is_new[k] = true;
+  }
+  std::vector<Extent> out;
+  std::size_t j = 0;
+  for (std::size_t k = 0; k < r; ++k) out.push_back(is_new[k] ? Extent(1) : in.dims[j++]);
+  c.set_output(0, in.elem, std::move(out));
+  pass_value(c);
+}
+
+void squeeze(OpContext& c) {
+  const auto& in = c.input(0);
+  auto axes = axes_operand(c, 1, "axes");
+  std::vector<bool> drop(in.dims.size(), false);
+  if (axes) {
+    for (int64_t a : *axes) {
+      std::size_t k = c.axis(a, in.dims.size(), "axis");
+      std::string what = "axis " + std::to_string(k) + " of " + c.tensor(0) + " (" + in.dims[k].to_string() + ")";
+      if (!stage0::reads_as_one(in.dims[k], c.owed, c.where, what))
+        c.error("squeezes " + what + ", which is not 1");
+      drop[k] = true;
+    }
+  } else {
+    for (std::size_t k = 0; k < in.dims.size(); ++k) {
+      if (in.dims[k] == Extent(1)) drop[k] = true;
+      else if (!in.dims[k].is_constant())
+        c.error("squeezes every axis of 1 but axis " + std::to_string(k) + " of " + c.tensor(0) + " is the symbolic " +
+                in.dims[k].to_string() + "; name the axes");
+    }
+  }
+  std::vector<Extent> out;
+  for (std::size_t k = 0; k < in.dims.size(); ++k)
+    if (!drop[k]) out.push_back(in.dims[k]);
+  c.set_output(0, in.elem, std::move(out));
+  pass_value(c);
+}
+
+// Rearranges a known value: out element i reads in element map[i].
+void fold_map(OpContext& c, const std::vector<std::size_t>& map, std::size_t input = 0, std::size_t out = 0) {
+  const auto& v = *c.input(input).value;
+  if (v.kind == FoldedValue::Kind::Integer) {
+    std::vector<Extent> r;
+    r.reserve(map.size());
+    for (std::size_t i : map) r.push_back(v.ints[i]);
+    c.fold_ints(out, std::move(r));
+  } else {
+    std::vector<float> r;
+    r.reserve(map.size());
+    for (std::size_t i : map) r.push_back(v.floats[i]);
+    c.fold_floats(out, std::move(r));
+  }
+}
+
+void transpose(OpContext& c) {
+  const auto& in = c.input(0);
+  std::size_t r = in.dims.size();
+  std::vector<int64_t> perm(r);
+  if (auto p = c.attr_ints("perm")) {
+    perm = *p;
+    if (perm.size() != r) c.error("attribute 'perm' has " + std::to_string(perm.size()) + " axes for rank " + std::to_string(r));
+  } else {
+    for (std::size_t k = 0; k < r; ++k) perm[k] = static_cast<int64_t>(r - 1 - k);
+  }
+  std::vector<bool> seen(r, false);
+  std::vector<Extent> out;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(r) || seen[static_cast<std::size_t>(p)])
+      c.error("attribute 'perm' is not a permutation of 0.." + std::to_string(r ? r - 1 : 0));
+    seen[static_cast<std::size_t>(p)] = true;
+    out.push_back(in.dims[static_cast<std::size_t>(p)]);
+  }
+  c.set_output(0, in.elem, out);
+  if (!in.value || !c.foldable_count(0)) return;
+  auto shape = *constant_shape(in.dims);
+  std::vector<int64_t> stride(r, 1);
+  for (std::size_t k = r; k-- > 1;) stride[k - 1] = stride[k] * shape[k];
+  auto oshape = *constant_shape(out);
+  std::vector<std::size_t> map;
+  std::vector<int64_t> idx(r, 0);
+  int64_t n = 1;
+  for (int64_t d : oshape) n *= d;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t src = 0;
+    for (std::size_t k = 0; k < r; ++k) src += idx[k] * stride[static_cast<std::size_t>(perm[k])];
+    map.push_back(static_cast<std::size_t>(src));
+    for (std::size_t k = r; k-- > 0;) {
+      if (++idx[k] < oshape[k]) break;
+      idx[k] = 0;
+    }
+  }
+  fold_map(c, map);
+}
+
+void expand(OpContext& c) {
+  const auto& in = c.input(0);
+  if (c.input(1).dims.size() != 1) c.error("the shape (" + c.tensor(1) + ") must be 1-D");
+  const auto& shape = c.known_ints(1, "the shape");
+  for (std::size_t k = 0; k < shape.size(); ++k)
+    if (prove_nonnegative(shape[k]) == Proof::Fails) c.error("shape element " + std::to_string(k) + " is " + shape[k].to_string());
+  std::vector<Extent> out = c.broadcast_shapes({in.dims, shape}, {c.tensor(0), "the shape " + c.tensor(1)});
+  c.set_output(0, in.elem, out);
+  if (!in.value || !c.foldable_count(0)) return;
+  auto is = constant_shape(in.dims);
+  if (!is) return;
+  fold_map(c, broadcast_map(*constant_shape(out), *is));
+}
+
+void tile(OpContext& c) {
+  const auto& in = c.input(0);
+  const auto& reps = c.known_ints(1, "the repeats");
+  if (reps.size() != in.dims.size())
+    c.error("the repeats hold " + std::to_string(reps.size()) + " elements for rank " + std::to_string(in.dims.size()));
+  std::vector<Extent> out;
+  for (std::size_t k = 0; k < reps.size(); ++k) {
+    if (prove_nonnegative(reps[k]) != Proof::Holds) c.error("repeat " + std::to_string(k) + " is " + reps[k].to_string() + ", which the build cannot show is not negative");
+    out.push_back(in.dims[k] * reps[k]);
+  }
+  c.set_output(0, in.elem, out);
+  if (!in.value || !c.foldable_count(0)) return;
+  auto is = *constant_shape(in.dims);
+  auto os = *constant_shape(out);
+  std::size_t r = os.size();
+  std::vector<int64_t> stride(r, 1);
+  for (std::size_t k = r; k-- > 1;) stride[k - 1] = stride[k] * is[k];
+  std::vector<std::size_t> map;
+  std::vector<int64_t> idx(r, 0);
+  int64_t n = 1;
+  for (int64_t d : os) n *= d;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t src = 0;
+    for (std::size_t k = 0; k < r; ++k) src += (idx[k] % is[k]) * stride[k];
+    map.push_back(static_cast<std::size_t>(src));
+    for (std::size_t k = r; k-- > 0;) {
+      if (++idx[k] < os[k]) break;
+      idx[k] = 0;
+    }
+  }
+  fold_map(c, map);
+}
+
+void concat(OpContext& c) {
+  std::vector<std::size_t> parts;
+  for (std::size_t i = 0; i < c.input_count(); ++i)
+    if (c.has_input(i)) parts.push_back(i);
+  if (parts.empty()) c.error("takes at least one input");
+  const auto& first = c.input(parts[0]);
+  std::size_t r = first.dims.size();
+  if (r == 0) c.error("cannot join scalars");
+  std::size_t ax = c.axis(c.attr_int("axis", 0), r, "attribute 'axis'");
+  std::vector<Extent> out = first.dims;
+  out[ax] = Extent(0);
+  for (std::size_t i : parts) {
+    const auto& v = c.input(i);
+    if (v.dims.size() != r) c.error(c.tensor(i) + " has rank " + std::to_string(v.dims.size()) + ", " + c.tensor(parts[0]) + " rank " + std::to_string(r));
+    if (v.elem != first.elem) c.error(c.tensor(i) + " is " + element_type_name(v.elem) + ", " + c.tensor(parts[0]) + " " + element_type_name(first.elem));
+    for (std::size_t k = 0; k < r; ++k) {
+      if (k == ax) continue;
+      c.equal(first.dims[k], v.dims[k], "axis " + std::to_string(k) + " of " + c.tensor(parts[0]) + " (" + first.dims[k].to_string() +
+                                            ") and of " + c.tensor(i) + " (" + v.dims[k].to_string() + ")");
+    }
+    out[ax] = out[ax] + v.dims[ax];
+  }
+  c.set_output(0, first.elem, out);
+  if (!c.foldable_count(0)) return;
+  for (std::size_t i : parts)
+    if (!c.input(i).value || c.input(i).value->kind != first.value->kind) return;
+  // outer = product before axis, each part contributes blocks of (its axis * inner).
+  auto os = *constant_shape(out);
+  int64_t outer = 1, inner = 1;
+  for (std::size_t k = 0; k < ax; ++k) outer *= os[k];
+  for (std::size_t k = ax + 1; k < r; ++k) inner *= os[k];
+  bool ints = first.value->kind == FoldedValue::Kind::Integer;
+  std::vector<Extent> ri;
+  std::vector<float> rf;
+  for (int64_t o = 0; o < outer; ++o)
+    for (std::size_t i : parts) {
+      const auto& v = *c.input(i).value;
+      int64_t block = *c.input(i).dims[ax].constant() * inner;
+      for (int64_t e = 0; e < block; ++e) {
+        std::size_t src = static_cast<std::size_t>(o * block + e);
+        if (ints) ri.push_back(v.ints[src]);
+        else rf.push_back(v.floats[src]);
+      }
+    }
+  if (ints) c.fold_ints(0, std::move(ri));
+  else c.fold_floats(0, std::move(rf));
+}
+
+void split(OpContext& c) {
+  const auto& in = c.input(0);
+  std::size_t r = in.dims.size();
+  std::size_t ax = c.axis(c.attr_int("axis", 0), r, "attribute 'axis'");
+  const Extent& d = in.dims[ax];
+  std::size_t n = c.out.size();
+  std::vector<Extent> parts;
+  std::string axis_name = "axis " + std::to_string(ax) + " of " + c.tensor(0) + " (" + d.to_string() + ")";
+  std::optional<std::vector<Extent>> given;
+  if (c.has_input(1)) given = c.known_ints(1, "the split");
+  else if (auto s = c.attr_ints("split")) given = std::vector<Extent>(s->begin(), s->end());
+  if (given) {
+    if (given->size() != n) c.error("the split names " + std::to_string(given->size()) + " parts for " + std::to_string(n) + " outputs");
+    Extent sum(0);
+    for (std::size_t k = 0; k < n; ++k) {
+      const Extent& p = (*given)[k];
+      c.owed.require(p, OwedKind::SplitParts, c.where, "part " + std::to_string(k) + " (" + p.to_string() + ") is not negative");
+      c.owed.require(d - p, OwedKind::SplitParts, c.where, "part " + std::to_string(k) + " (" + p.to_string() + ") lies within " + axis_name);
+      sum = sum + p;
+    }
+    stage0::require_equal(sum, d, EqualityRule::Count, OwedKind::SplitParts, c.owed, c.where,
+                          "the parts' sum (" + sum.to_string() + ") and " + axis_name);
+    parts = *given;
+  } else {
+    int64_t count = static_cast<int64_t>(n);
+    if (auto no = c.attr_int_opt("num_outputs")) {
+      if (*no != count) c.error("attribute 'num_outputs' is " + std::to_string(*no) + " but the node names " + std::to_string(n) + " outputs");
+      // Opset 18: parts of ceil(d / n), the last one what remains.
+      Extent each = stage0::ceil_div(d, count);
+      Extent last = d - each * Extent(count - 1);
+      c.owed.require(last, OwedKind::SplitParts, c.where, "the last part (" + last.to_string() + ") of " + axis_name + " is not negative");
+      for (std::size_t k = 0; k + 1 < n; ++k) parts.push_back(each);
+      parts.push_back(last);
+    } else {
+      Extent each;
+      if (auto q = d.divide_exactly(Extent(count))) {
+        each = *q;
+      } else {
+        each = stage0::floor_div(d, Extent(count));
+        c.owed.require(each * Extent(count) - d, OwedKind::SplitParts, c.where,
+                       std::to_string(n) + " equal parts divide " + axis_name);
+      }
+      parts.assign(n, each);
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    std::vector<Extent> dims = in.dims;
+    dims[ax] = parts[k];
+    c.set_output(k, in.elem, dims);
+  }
+  if (!in.value) return;
+  auto is = constant_shape(in.dims);
+  if (!is) return;
+  int64_t outer = 1, inner = 1;
+  for (std::size_t k = 0; k < ax; ++k) outer *= (*is)[k];
+  for (std::size_t k = ax + 1; k < r; ++k) inner *= (*is)[k];
+  int64_t offset = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    auto pk = parts[k].constant();
+    if (!pk || *pk < 0) return;
+    std::vector<std::size_t> map;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t e = 0; e < *pk * inner; ++e) map.push_back(static_cast<std::size_t>(o * (*is)[ax] * inner + offset * inner + e));
+    if (c.foldable_count(k)) fold_map(c, map, 0, k);
+    offset += *pk;
+  }
+}
+
+}  // namespace
+
+void register_reshape(std::vector<OpRule>& r) {
+  r.push_back({"", "Reshape", reshape});
+  r.push_back({"", "Flatten", flatten});
+  r.push_back({"", "Unsqueeze", unsqueeze});
+  r.push_back({"", "Squeeze", squeeze});
+  r.push_back({"", "Transpose", transpose});
+  r.push_back({"", "Expand", expand});
+  r.push_back({"", "Tile", tile});
+  r.push_back({"", "Concat", concat});
+  r.push_back({"", "Split", split});
+}
+
+}  // namespace loam::ops

@@ -1,0 +1,182 @@
+// Operators that select: Slice, Gather, Pad. Slice reads its bounds at build time; a bound whose
+// effect the build cannot decide for every input (a clamp, a bound read from the end, a step count
+// clamped at none) becomes a derived symbol.
+#include <algorithm>
+
+#include "ops/op.hpp"
+#include "support/error.hpp"
+
+namespace loam::ops {
+
+using stage0::Proof;
+using stage0::prove_nonnegative;
+
+namespace {
+
+struct SliceAxis {
+  std::size_t axis;
+  Extent start;  // clamped start
+  int64_t step;
+  Extent count;
+};
+
+void slice(OpContext& c) {
+  const auto& in = c.input(0);
+  std::size_t r = in.dims.size();
+  const auto& starts = c.known_ints(1, "the starts");
+  const auto& ends = c.known_ints(2, "the ends");
+  if (starts.size() != ends.size())
+    c.error("the starts hold " + std::to_string(starts.size()) + " elements and the ends " + std::to_string(ends.size()));
+  std::vector<int64_t> axes, steps;
+  if (c.has_input(3)) axes = c.constant_ints(3, "the axes");
+  else for (std::size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+  if (c.has_input(4)) steps = c.constant_ints(4, "the steps");
+  else steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    c.error("the starts, ends, axes and steps differ in length");
+  std::vector<Extent> out = in.dims;
+  std::vector<bool> seen(r, false);
+  std::vector<SliceAxis> plan;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    std::size_t ax = c.axis(axes[i], r, "axis");
+    if (seen[ax]) c.error("axis " + std::to_string(ax) + " is sliced twice");
+    seen[ax] = true;
+    int64_t step = steps[i];
+    if (step == 0) c.error("the step for axis " + std::to_string(ax) + " is 0");
+    if (step == INT64_MIN) c.error("the step -2^63 has no magnitude in int64");
+    const Extent& d = in.dims[ax];
+    Extent s = stage0::from_end(starts[i], d);
+    Extent e = stage0::from_end(ends[i], d);
+    Extent count;
+    if (step > 0) {
+      s = stage0::min_of(stage0::max_of(s, Extent(0)), d);
+      e = stage0::min_of(stage0::max_of(e, Extent(0)), d);
+      count = stage0::ceil_div(stage0::count_max0(e - s), step);
+    } else {
+      s = stage0::min_of(stage0::max_of(s, Extent(0)), d - Extent(1));
+      e = stage0::min_of(stage0::max_of(e, Extent(-1)), d - Extent(1));
+      count = stage0::ceil_div(stage0::count_max0(s - e), -step);
+    }
+    out[ax] = count;
+    plan.push_back({ax, s, step, count});
+  }
+  c.set_output(0, in.elem, out);
+  if (!in.value || !c.foldable_count(0)) return;
+  auto is = constant_shape(in.dims);
+  if (!is) return;
+  std::vector<int64_t> start(r, 0), step(r, 1);
+  for (const auto& p : plan) {
+    auto k = p.start.constant();
+    if (!k) return;
+    start[p.axis] = *k;
+    step[p.axis] = p.step;
+  }
+  auto os = *constant_shape(out);
+  std::vector<int64_t> stride(r, 1);
+  for (std::size_t k = r; k-- > 1;) stride[k - 1] = stride[k] * (*is)[k];
+  int64_t n = 1;
+  for (int64_t x : os) n *= x;
+  std::vector<int64_t> idx(r, 0);
+  std::vector<std::size_t> map;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t src = 0;
+    for (std::size_t k = 0; k < r; ++k) src += (start[k] + idx[k] * step[k]) * stride[k];
+    map.push_back(static_cast<std::size_t>(src));
+    for (std::size_t k = r; k-- > 0;) {
+      if (++idx[k] < os[k]) break;
+      idx[k] = 0;
+    }
+  }
+  const auto& v = *in.value;
+  if (v.kind == FoldedValue::Kind::Integer) {
+    std::vector<Extent> res;
+    for (auto m : map) res.push_back(v.ints[m]);
+    c.fold_ints(0, std::move(res));
+  } else {
+    std::vector<float> res;
+    for (auto m : map) res.push_back(v.floats[m]);
+    c.fold_floats(0, std::move(res));
+  }
+}
+
+void gather(OpContext& c) {
+  const auto& data = c.input(0);
+  const auto& idx = c.input(1);
+  if (idx.elem != ElementType::I64 && idx.elem != ElementType::I32)
+    c.error(c.tensor(1) + " must be int64 or int32 indices, not " + element_type_name(idx.elem));
+  std::size_t r = data.dims.size();
+  if (r == 0) c.error("cannot gather from a scalar");
+  std::size_t ax = c.axis(c.attr_int("axis", 0), r, "attribute 'axis'");
+  std::vector<Extent> out(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(ax));
+  out.insert(out.end(), idx.dims.begin(), idx.dims.end());
+  out.insert(out.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(ax) + 1, data.dims.end());
+  c.set_output(0, data.elem, out);
+  if (!data.value || !idx.value || !c.foldable_count(0)) return;
+  auto ds = constant_shape(data.dims);
+  if (!ds) return;
+  const auto* iv = c.ints(1);
+  if (!iv) return;
+  int64_t d = (*ds)[ax];
+  std::vector<int64_t> indices;
+  for (const auto& e : *iv) {
+    auto k = e.constant();
+    if (!k) return;  // a symbolic index: the run gathers
+    int64_t i = *k;
+    if (i < -d || i >= d) c.error("index " + std::to_string(i) + " is outside axis " + std::to_string(ax) + " of " + c.tensor(0) + " (" + std::to_string(d) + ")");
+    indices.push_back(i < 0 ? i + d : i);
+  }
+  int64_t outer = 1, inner = 1;
+  for (std::size_t k = 0; k < ax; ++k) outer *= (*ds)[k];
+  for (std::size_t k = ax + 1; k < r; ++k) inner *= (*ds)[k];
+  std::vector<std::size_t> map;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i : indices)
+      for (int64_t e = 0; e < inner; ++e) map.push_back(static_cast<std::size_t>((o * d + i) * inner + e));
+  const auto& v = *data.value;
+  if (v.kind == FoldedValue::Kind::Integer) {
+    std::vector<Extent> res;
+    for (auto m : map) res.push_back(v.ints[m]);
+    c.fold_ints(0, std::move(res));
+  } else {
+    std::vector<float> res;
+    for (auto m : map) res.push_back(v.floats[m]);
+    c.fold_floats(0, std::move(res));
+  }
+}
+
+void pad(OpContext& c) {
+  const auto& in = c.input(0);
+  std::size_t r = in.dims.size();
+  std::vector<Extent> pads;
+  if (c.has_input(1)) pads = c.known_ints(1, "the pads");
+  else if (auto p = c.attr_ints("pads")) pads.assign(p->begin(), p->end());
+  else c.error("has no pads");
+  std::string mode = c.attr_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") c.error("attribute 'mode' is '" + mode + "'");
+  std::vector<std::size_t> axes;
+  if (c.has_input(3)) {
+    for (int64_t a : c.constant_ints(3, "the axes")) axes.push_back(c.axis(a, r, "axis"));
+  } else {
+    for (std::size_t k = 0; k < r; ++k) axes.push_back(k);
+  }
+  if (pads.size() != 2 * axes.size())
+    c.error("the pads hold " + std::to_string(pads.size()) + " elements for " + std::to_string(axes.size()) + " axes");
+  std::vector<Extent> out = in.dims;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    std::size_t k = axes[i];
+    out[k] = in.dims[k] + pads[i] + pads[i + axes.size()];
+    if (prove_nonnegative(out[k]) != Proof::Holds)
+      c.error("the pads leave axis " + std::to_string(k) + " of " + c.tensor(0) + " " + out[k].to_string() + " long, which the build cannot show is not negative");
+  }
+  c.set_output(0, in.elem, out);
+}
+
+}  // namespace
+
+void register_slice(std::vector<OpRule>& r) {
+  r.push_back({"", "Slice", slice});
+  r.push_back({"", "Gather", gather});
+  r.push_back({"", "Pad", pad});
+}
+
+}  // namespace loam::ops

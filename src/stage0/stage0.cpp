@@ -1,0 +1,406 @@
+#include "stage0/stage0.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <unordered_set>
+
+#include "ops/op.hpp"
+#include "support/error.hpp"
+
+namespace loam::stage0 {
+
+Stage0Options Stage0Options::from(const loam::Options& o, std::string origin) {
+  Stage0Options s;
+  s.dims = o.dims;
+  s.outputs = o.outputs;
+  s.origin = std::move(origin);
+  return s;
+}
+
+bool FoldedValue::all_constant() const {
+  if (kind == Kind::Float) return true;
+  for (const auto& e : ints)
+    if (!e.is_constant()) return false;
+  return true;
+}
+
+std::string ValueState::shape_string() const {
+  std::string s = "[";
+  for (std::size_t k = 0; k < dims.size(); ++k) s += (k ? ", " : "") + dims[k].to_string();
+  return s + "]";
+}
+
+const ValueState* Stage0Result::find(const std::string& name) const {
+  auto it = values.find(name);
+  return it == values.end() ? nullptr : &it->second;
+}
+
+const ValueState& Stage0Result::value(const std::string& name) const {
+  const ValueState* v = find(name);
+  if (!v) fail("stage 0: no value named '" + name + "'");
+  return *v;
+}
+
+namespace {
+
+struct Run {
+  const Model& model;
+  const Stage0Options& options;
+  std::string origin;  // "model.onnx: " or ""
+  Stage0Result result;
+  OwedConditions owed;
+  std::set<std::string> dims_used;  // keys of options.dims the graph declares
+
+  [[noreturn]] void error(const std::string& msg) const { fail(origin + msg); }
+
+  // The extent of one declared dimension, after `dims`. `where` names the tensor and axis.
+  Extent declared_extent(const Dim& d, const std::string& where) {
+    if (d.kind == Dim::Kind::Value) {
+      if (d.value < 0) error(where + ": declared length " + std::to_string(d.value) + " is negative");
+      return Extent(d.value);
+    }
+    if (d.kind == Dim::Kind::Unknown) return Extent::symbol(input_symbol(where));
+    auto whole = options.dims.find(d.param);
+    if (whole != options.dims.end()) {
+      dims_used.insert(d.param);
+      if (whole->second < 0)
+        error("option dims: '" + d.param + "' is fixed to the negative extent " + std::to_string(whole->second));
+      return Extent(whole->second);
+    }
+    std::vector<std::string> names;
+    Extent e = parse_dim_param(d.param, &names);
+    if (!is_spelled_arithmetic(d.param)) return e;
+    std::vector<std::string> fixed, open;
+    for (const auto& n : names) (options.dims.count(n) ? fixed : open).push_back(n);
+    if (fixed.empty()) return e;
+    if (!open.empty())
+      error(where + ": option dims fixes '" + fixed.front() + "' of the spelled length '" + d.param +
+            "' but not '" + open.front() + "'");
+    for (const auto& n : fixed) {
+      dims_used.insert(n);
+      int64_t v = options.dims.at(n);
+      if (v < 0) error("option dims: '" + n + "' is fixed to the negative extent " + std::to_string(v));
+      e = e.substitute(input_symbol(n), Extent(v));
+    }
+    if (*e.constant() < 0)
+      error(where + ": option dims makes the spelled length '" + d.param + "' " + e.to_string() + ", a negative extent");
+    return e;
+  }
+
+  std::vector<Extent> declared_shape(const ValueInfo& vi, const char* role) {
+    if (!vi.type.shape)
+      error(std::string(role) + " '" + vi.name + "': its rank is unknown; stage 0 needs every input's rank");
+    std::vector<Extent> dims;
+    for (std::size_t k = 0; k < vi.type.shape->size(); ++k)
+      dims.push_back(declared_extent((*vi.type.shape)[k], std::string(role) + " '" + vi.name + "' axis " + std::to_string(k)));
+    return dims;
+  }
+
+  // Which nodes, inputs and initializers the chosen outputs read.
+  std::vector<bool> cut(const Graph& g) {
+    std::vector<bool> keep(g.nodes.size(), true);
+    if (!options.outputs) return keep;
+    std::unordered_map<std::string, std::size_t> producer;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+      for (const auto& o : g.nodes[i].outputs)
+        if (!o.empty()) producer[o] = i;
+    std::fill(keep.begin(), keep.end(), false);
+    std::vector<std::string> work = *options.outputs;
+    std::unordered_set<std::string> seen;
+    auto visit_graph_reads = [&](const Graph& sub, auto&& self) -> void {
+      for (const auto& n : sub.nodes) {
+        for (const auto& i : n.inputs)
+          if (!i.empty()) work.push_back(i);
+        for (const auto& a : n.attributes) {
+          if (a.g) self(*a.g, self);
+          for (const auto& sg : a.graphs)
+            if (sg) self(*sg, self);
+        }
+      }
+      for (const auto& o : sub.outputs) work.push_back(o.name);
+    };
+    while (!work.empty()) {
+      std::string v = work.back();
+      work.pop_back();
+      if (!seen.insert(v).second) continue;
+      auto it = producer.find(v);
+      if (it == producer.end() || keep[it->second]) continue;
+      keep[it->second] = true;
+      const Node& n = g.nodes[it->second];
+      for (const auto& i : n.inputs)
+        if (!i.empty()) work.push_back(i);
+      for (const auto& a : n.attributes) {
+        if (a.g) visit_graph_reads(*a.g, visit_graph_reads);
+        for (const auto& sg : a.graphs)
+          if (sg) visit_graph_reads(*sg, visit_graph_reads);
+      }
+    }
+    return keep;
+  }
+
+  void bind_symbols(const Graph& g) {
+    // Input axes in order, with their spelled text (for re-reading a spelling as one opaque name).
+    struct Axis {
+      std::string input;
+      std::size_t axis;
+      const Dim* dim;
+    };
+    std::vector<Axis> axes;
+    for (const auto& name : result.inputs) {
+      const ValueInfo* vi = nullptr;
+      for (const auto& i : g.inputs)
+        if (i.name == name) vi = &i;
+      for (std::size_t k = 0; k < vi->type.shape->size(); ++k) axes.push_back({name, k, &(*vi->type.shape)[k]});
+    }
+    std::set<SymbolId> bound;
+    auto all_inputs_bound = [&](const Extent& e, std::vector<SymbolId>& open) {
+      open.clear();
+      for (SymbolId s : e.symbols())
+        if (!bound.count(s)) open.push_back(s);
+    };
+    bool changed = true;
+    std::vector<SymbolId> open;
+    while (changed) {
+      changed = false;
+      for (const auto& a : axes) {
+        ValueState& v = result.values.at(a.input);
+        const Extent& e = v.dims[a.axis];
+        if (auto s = e.as_symbol(); s && !bound.count(*s)) {
+          bound.insert(*s);
+          result.bindings.push_back({symbol_display(*s), a.input, a.axis, e, true});
+          changed = true;
+          continue;
+        }
+        all_inputs_bound(e, open);
+        if (open.size() != 1) continue;
+        // Linear in the one open name: every term holding it holds it to the first power.
+        bool linear = true;
+        for (const auto& t : e.terms())
+          for (const auto& [s, p] : t.mono)
+            if (s == open[0] && p != 1) linear = false;
+        if (!linear) continue;
+        bound.insert(open[0]);
+        result.bindings.push_back({symbol_display(open[0]), a.input, a.axis, e, false});
+        changed = true;
+      }
+      if (changed) continue;
+      // A spelling over a name no input axis yields is one opaque name after all.
+      for (const auto& a : axes) {
+        ValueState& v = result.values.at(a.input);
+        all_inputs_bound(v.dims[a.axis], open);
+        if (open.empty() || a.dim->kind != Dim::Kind::Param) continue;
+        v.dims[a.axis] = Extent::symbol(input_symbol(a.dim->param));
+        changed = true;
+      }
+    }
+  }
+
+  void load_initializer(const TensorData& t) {
+    ValueState v;
+    v.name = t.name;
+    v.elem = t.elem;
+    v.source = ValueState::Source::Initializer;
+    for (std::size_t k = 0; k < t.dims.size(); ++k) {
+      if (t.dims[k] < 0) error("initializer '" + t.name + "' axis " + std::to_string(k) + " has the negative length " + std::to_string(t.dims[k]));
+      v.dims.emplace_back(t.dims[k]);
+    }
+    // The build knows an int64, int32 or bool initializer; never a float one (a weight belongs to
+    // the checkpoint).
+    if (t.has_data && (t.elem == ElementType::I64 || t.elem == ElementType::I32 || t.elem == ElementType::Bool)) {
+      auto count = t.element_count();
+      std::size_t size = element_size(t.elem);
+      if (!count || t.data.size() != static_cast<std::size_t>(*count) * size)
+        error("initializer '" + t.name + "' holds " + std::to_string(t.data.size()) + " bytes, not what its shape needs");
+      FoldedValue f;
+      f.ints.reserve(static_cast<std::size_t>(*count));
+      const std::byte* p = t.data.data();
+      for (int64_t i = 0; i < *count; ++i, p += size) {
+        int64_t x = 0;
+        if (t.elem == ElementType::I64) {
+          std::memcpy(&x, p, 8);
+        } else if (t.elem == ElementType::I32) {
+          int32_t y;
+          std::memcpy(&y, p, 4);
+          x = y;
+        } else {
+          x = static_cast<uint8_t>(*p) != 0;
+        }
+        f.ints.emplace_back(x);
+      }
+      v.value = std::move(f);
+    }
+    result.values[t.name] = std::move(v);
+  }
+
+  void merge_declared_output(const ValueInfo& vi) {
+    const ValueState& v = result.values.at(vi.name);
+    if (!vi.type.shape) return;
+    const auto& shape = *vi.type.shape;
+    std::string where = "output '" + vi.name + "'";
+    if (shape.size() != v.dims.size())
+      error(where + ": the graph declares rank " + std::to_string(shape.size()) + " but the nodes produce rank " +
+            std::to_string(v.dims.size()) + " " + v.shape_string());
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+      const Dim& d = shape[k];
+      std::string axis = where + " axis " + std::to_string(k);
+      if (d.kind == Dim::Kind::Unknown) continue;
+      // A dim_param names the axis in the author's words: it cannot disagree — unless `dims` fixed it.
+      if (d.kind == Dim::Kind::Param) {
+        bool fixed = options.dims.count(d.param) > 0;
+        if (!fixed && is_spelled_arithmetic(d.param)) {
+          std::vector<std::string> names;
+          parse_dim_param(d.param, &names);
+          for (const auto& n : names) fixed = fixed || options.dims.count(n) > 0;
+        }
+        if (!fixed) continue;
+      }
+      Extent declared = declared_extent(d, axis);
+      if (declared.is_constant() && v.dims[k].is_constant()) {
+        if (declared != v.dims[k])
+          error(axis + ": the graph declares length " + declared.to_string() + " but the nodes produce " + v.dims[k].to_string());
+        continue;
+      }
+      require_equal(v.dims[k], declared, EqualityRule::Declared, OwedKind::DeclaredOutput, owed, origin + where,
+                    "axis " + std::to_string(k) + " as produced (" + v.dims[k].to_string() + ") and as declared (" +
+                        declared.to_string() + ")");
+    }
+  }
+
+  void run() {
+    const Graph& g = model.graph;
+    std::unordered_set<std::string> init_names;
+    for (const auto& t : g.initializers) init_names.insert(t.name);
+    std::unordered_set<std::string> output_names;
+    for (const auto& o : g.outputs) output_names.insert(o.name);
+    if (options.outputs) {
+      for (const auto& o : *options.outputs)
+        if (!output_names.count(o)) error("option outputs: the graph declares no output '" + o + "'");
+      result.outputs = *options.outputs;
+    } else {
+      for (const auto& o : g.outputs) result.outputs.push_back(o.name);
+    }
+    std::vector<bool> keep = cut(g);
+    std::unordered_set<std::string> read;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+      if (keep[i])
+        for (const auto& x : g.nodes[i].inputs) read.insert(x);
+    for (const auto& o : result.outputs) read.insert(o);
+    if (options.outputs) {
+      // A subgraph may read outer names; keep what the cut's subgraphs read too.
+      for (std::size_t i = 0; i < g.nodes.size(); ++i)
+        if (keep[i])
+          for (const auto& a : g.nodes[i].attributes)
+            if (a.g)
+              for (const auto& n : a.g->nodes)
+                for (const auto& x : n.inputs) read.insert(x);
+    }
+
+    // Inputs (graph order; an input an initializer also names is that initializer).
+    for (const auto& vi : g.inputs) {
+      if (init_names.count(vi.name)) continue;
+      std::vector<Extent> dims = declared_shape(vi, "input");  // `dims` is checked on every input
+      if (options.outputs && !read.count(vi.name)) continue;
+      ValueState v;
+      v.name = vi.name;
+      v.elem = vi.type.elem;
+      v.source = ValueState::Source::Input;
+      v.dims = std::move(dims);
+      result.inputs.push_back(vi.name);
+      result.values[vi.name] = std::move(v);
+    }
+    // Declared outputs take part in `dims` too.
+    for (const auto& vi : g.outputs)
+      if (vi.type.shape)
+        for (std::size_t k = 0; k < vi.type.shape->size(); ++k) {
+          const Dim& d = (*vi.type.shape)[k];
+          if (d.kind != Dim::Kind::Param) continue;
+          if (options.dims.count(d.param)) dims_used.insert(d.param);
+          if (is_spelled_arithmetic(d.param)) {
+            std::vector<std::string> names;
+            parse_dim_param(d.param, &names);
+            for (const auto& n : names)
+              if (options.dims.count(n)) dims_used.insert(n);
+          }
+        }
+    for (const auto& [name, value] : options.dims) {
+      if (!dims_used.count(name)) error("option dims: the graph declares no dim_param '" + name + "'");
+      if (value < 0) error("option dims: '" + name + "' is fixed to the negative extent " + std::to_string(value));
+    }
+    bind_symbols(g);
+
+    for (const auto& t : g.initializers) {
+      if (options.outputs && !read.count(t.name)) continue;
+      result.initializers.push_back(t.name);
+      load_initializer(t);
+    }
+
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+      if (!keep[i]) continue;
+      run_node(g.nodes[i], i);
+    }
+
+    for (const auto& o : result.outputs) {
+      if (!result.values.count(o)) error("output '" + o + "' is produced by no node, input or initializer");
+      for (const auto& vi : g.outputs)
+        if (vi.name == o) merge_declared_output(vi);
+    }
+    result.owed = owed.take();
+  }
+
+  void run_node(const Node& node, std::size_t index) {
+    std::string where = origin + node.label();
+    std::vector<const ValueState*> ins;
+    ins.reserve(node.inputs.size());
+    for (const auto& name : node.inputs) {
+      if (name.empty()) {
+        ins.push_back(nullptr);
+        continue;
+      }
+      auto it = result.values.find(name);
+      if (it == result.values.end())
+        fail(where + ": reads '" + name + "', which no earlier node, input or initializer produces");
+      ins.push_back(&it->second);
+    }
+    const ops::OpRule* rule = ops::find_rule(node.domain, node.op_type);
+    if (!rule)
+      fail(where + ": stage 0 has no rule for the operator " + (node.domain.empty() ? "" : node.domain + ".") +
+           node.op_type);
+    ops::OpContext ctx(node, where, std::move(ins), owed);
+    try {
+      rule->infer(ctx);
+      for (auto& o : ctx.out) {
+        if (o.name.empty()) continue;
+        if (o.elem == ElementType::Undefined) ctx.error("internal: output '" + o.name + "' has no type");
+        for (std::size_t k = 0; k < o.dims.size(); ++k)
+          require_fits_i64(o.dims[k], where + ": output '" + o.name + "' axis " + std::to_string(k));
+      }
+    } catch (const Error& e) {
+      if (std::strncmp(e.what(), where.c_str(), where.size()) == 0) throw;
+      throw with_context(where, e);
+    }
+    NodeState ns;
+    ns.index = index;
+    ns.folded = true;
+    for (auto& o : ctx.out) {
+      if (o.name.empty()) continue;
+      if (!o.value) ns.folded = false;
+      o.source = ValueState::Source::Node;
+      o.node = static_cast<int64_t>(index);
+      if (result.values.count(o.name)) fail(where + ": output '" + o.name + "' is already produced elsewhere");
+      std::string name = o.name;
+      result.values.emplace(std::move(name), std::move(o));
+    }
+    result.nodes.push_back(ns);
+  }
+};
+
+}  // namespace
+
+Stage0Result run_stage0(const loam::Model& model, const Stage0Options& options) {
+  Run r{model, options, options.origin.empty() ? std::string() : options.origin + ": ", {}, {}, {}};
+  r.run();
+  return std::move(r.result);
+}
+
+}  // namespace loam::stage0
