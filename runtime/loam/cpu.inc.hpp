@@ -412,17 +412,18 @@ struct Cpu {
   static void evaluate(std::span<const ExprStep> expr, const std::vector<const T*>& operand, const std::vector<bool>& scalar,
                        std::int64_t count, O* out) {
     const std::size_t steps = expr.size();
-    std::vector<T> scratch(steps * static_cast<std::size_t>(EXPR_BLOCK));
+    // Arrays rather than vectors: T may be bool.
+    std::unique_ptr<T[]> scratch(new T[steps * static_cast<std::size_t>(EXPR_BLOCK)]);
     std::vector<const T*> value(steps);
     std::vector<bool> is_scalar(steps);
-    std::vector<T> constant(steps);
+    std::unique_ptr<T[]> constant(new T[steps]());
     for (std::size_t i = 0; i < steps; ++i)
       if (expr[i].op == ExprOp::Constant) constant[i] = static_cast<T>(expr[i].p);
     for (std::int64_t start = 0; start < count; start += EXPR_BLOCK) {
       const std::int64_t n = std::min(EXPR_BLOCK, count - start);
       for (std::size_t i = 0; i < steps; ++i) {
         const ExprStep& s = expr[i];
-        T* dst = scratch.data() + i * static_cast<std::size_t>(EXPR_BLOCK);
+        T* dst = scratch.get() + i * static_cast<std::size_t>(EXPR_BLOCK);
         if (s.op == ExprOp::Operand) {
           const auto k = static_cast<std::size_t>(s.a);
           is_scalar[i] = scalar[k];
@@ -1583,7 +1584,8 @@ struct Cpu {
 
   // LayerNormalization over the axes from `axis` to the end; scale and bias broadcast to them.
   template <class L, class LS>
-  Tensor<float, L> layer_normalization(const Tensor<float, L>& x, const Tensor<float, LS>& scale, const Tensor<float, LS>* bias, std::int64_t axis = -1,
+  Tensor<float, L> layer_normalization(const Tensor<float, L>& x, const Tensor<float, LS>& scale, const std::type_identity_t<Tensor<float, LS>>* bias,
+                                       std::int64_t axis = -1,
                                        float epsilon = 1e-5f) const {
     constexpr std::size_t R = AxisRank<L>;
     const std::size_t ax = norm_axis(axis, R, "layer_normalization");

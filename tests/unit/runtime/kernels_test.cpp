@@ -1,0 +1,295 @@
+// Kernel behaviour whose expected values are worked out by hand: fused expressions, integer and
+// bool paths, refusals, empty tensors, negative axes, the two SGEMM paths, and the opaque backend.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "loam/runtime.hpp"
+
+namespace {
+
+using namespace loam_runtime;
+
+struct Batch {};
+struct Feat {};
+struct Hidden {};
+struct Out {};
+struct Idx {};
+struct Seq {};
+struct One {
+  static constexpr std::int64_t EXTENT = 1;
+};
+
+Cpu cpu;
+
+template <class E, class L>
+std::vector<E> values(const Tensor<E, L>& t) {
+  return std::vector<E>(t.data(), t.data() + t.count());
+}
+
+TEST(Elementwise, FusedChainRunsStepByStep) {
+  // relu(x * 2 + b) - 1, with b broadcast along the batch axis and the constant folded in.
+  Expr e;
+  const auto x = e.operand(0), b = e.operand(1);
+  const auto two = e.constant(2.0), one = e.constant(1.0);
+  const auto sum = e.binary(ExprOp::Add, e.binary(ExprOp::Mul, x, two), b);
+  e.binary(ExprOp::Sub, e.unary(ExprOp::Relu, sum), one);
+  Tensor<float, Axes<Batch, Feat>> xt({2, 3}, {1, -2, 3, -4, 5, -6});
+  Tensor<float, Axes<Feat>> bt({3}, {0.5f, 1.0f, -10.0f});
+  auto y = cpu.elementwise<Axes<Batch, Feat>>(e, xt, bt);
+  // row 0: relu(2.5)=2.5, relu(-3)=0, relu(-4)=0 ; row 1: relu(-7.5)=0, relu(11)=11, relu(-22)=0
+  EXPECT_EQ(values(y), (std::vector<float>{1.5f, -1, -1, -1, 10, -1}));
+}
+
+TEST(Elementwise, LongInputsCrossBlocks) {
+  const std::int64_t n = 3 * Cpu::EXPR_BLOCK + 17;
+  Tensor<float, Axes<Feat>> a({n});
+  for (std::int64_t i = 0; i < n; ++i) a.data()[i] = static_cast<float>(i);
+  const ExprStep steps[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 0}, {ExprOp::Mul, 0, 1}};
+  auto y = cpu.elementwise<Axes<Feat>>(steps, a);
+  for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(y.data()[i], static_cast<float>(i * i));
+}
+
+TEST(Elementwise, ComparisonsGiveBool) {
+  Tensor<float, Axes<Feat>> a({4}, {1, 2, 3, NAN});
+  Tensor<float, Axes<>> two({}, {2});
+  const ExprStep less[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {ExprOp::Less, 0, 1}};
+  EXPECT_EQ(values(cpu.compare<Axes<Feat>>(less, a, two)), (std::vector<bool>{true, false, false, false}));
+  Tensor<bool, Axes<Feat>> p({4}, {true, true, false, false}), q({4}, {true, false, true, false});
+  const ExprStep x_or[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {ExprOp::Xor, 0, 1}};
+  EXPECT_EQ(values(cpu.elementwise<Axes<Feat>>(x_or, p, q)), (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(values(cpu.unary(ExprOp::Not, p)), (std::vector<bool>{false, false, true, true}));
+}
+
+TEST(Elementwise, IntegerArithmeticFollowsOnnx) {
+  Tensor<std::int64_t, Axes<Feat>> a({4}, {7, -7, 7, -7}), b({4}, {2, 2, -2, -2});
+  const auto run = [&](ExprOp op) {
+    const ExprStep s[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {op, 0, 1}};
+    return values(cpu.elementwise<Axes<Feat>>(s, a, b));
+  };
+  EXPECT_EQ(run(ExprOp::Div), (std::vector<std::int64_t>{3, -3, -3, 3}));  // truncates toward zero
+  EXPECT_EQ(run(ExprOp::Mod), (std::vector<std::int64_t>{1, 1, -1, -1}));  // takes the divisor's sign
+  EXPECT_EQ(run(ExprOp::Pow), (std::vector<std::int64_t>{49, 49, 0, 0}));
+  Tensor<std::int64_t, Axes<Feat>> big({1}, {std::numeric_limits<std::int64_t>::max()}), one({1}, {1});
+  const ExprStep add[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {ExprOp::Add, 0, 1}};
+  EXPECT_EQ(cpu.elementwise<Axes<Feat>>(add, big, one).data()[0], std::numeric_limits<std::int64_t>::min());  // wraps, no UB
+  Tensor<std::int64_t, Axes<Feat>> zero({1}, {0});
+  const ExprStep div[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {ExprOp::Div, 0, 1}};
+  EXPECT_THROW((cpu.elementwise<Axes<Feat>>(div, one, zero)), KernelRefusal);
+}
+
+TEST(Elementwise, EmptyAndSizeOneBroadcast) {
+  Tensor<float, Axes<Batch, Feat>> empty({0, 3});
+  Tensor<float, Axes<Feat>> b({3}, {1, 2, 3});
+  const ExprStep add[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {ExprOp::Add, 0, 1}};
+  auto y = cpu.elementwise<Axes<Batch, Feat>>(add, empty, b);
+  EXPECT_EQ(y.extents(), (std::array<std::int64_t, 2>{0, 3}));
+  Tensor<float, Axes<Batch, Feat>> wrong({2, 4});
+  EXPECT_THROW((cpu.elementwise<Axes<Batch, Feat>>(add, wrong, b)), KernelMisuse);
+}
+
+TEST(Elementwise, MalformedExpressionsAreRefused) {
+  Tensor<float, Axes<Feat>> a({2}, {1, 2});
+  const ExprStep forward_ref[] = {{ExprOp::Operand, 0}, {ExprOp::Add, 0, 2}, {ExprOp::Operand, 0}};
+  EXPECT_THROW((cpu.elementwise<Axes<Feat>>(forward_ref, a)), KernelMisuse);
+  const ExprStep missing_operand[] = {{ExprOp::Operand, 1}};
+  EXPECT_THROW((cpu.elementwise<Axes<Feat>>(missing_operand, a)), KernelMisuse);
+}
+
+TEST(Lift, RelabelsOnlyAnAxisOfOne) {
+  Tensor<float, Axes<Seq, Feat>> one_row({1, 2}, {1, 2});
+  auto lifted = cpu.lift<Axes<Batch, Feat>>(one_row);
+  EXPECT_EQ(lifted.data(), one_row.data());
+  Tensor<float, Axes<Seq, Feat>> two_rows({2, 2});
+  EXPECT_THROW((cpu.lift<Axes<Batch, Feat>>(two_rows)), KernelMisuse);
+}
+
+TEST(Where, BroadcastsAllThree) {
+  Tensor<bool, Axes<Feat>> c({3}, {true, false, true});
+  Tensor<float, Axes<Batch, Feat>> x({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor<float, Axes<>> y({}, {-1});
+  EXPECT_EQ(values(cpu.where<Axes<Batch, Feat>>(c, x, y)), (std::vector<float>{1, -1, 3, 4, -1, 6}));
+}
+
+TEST(Gather, RefusesAnOutOfRangeIndexNamingTheTensor) {
+  Tensor<float, Axes<Idx, Feat>> table({3, 2}, {0, 1, 10, 11, 20, 21});
+  Tensor<std::int64_t, Axes<Seq>> ok({3}, {2, -3, -1});
+  EXPECT_EQ(values(cpu.gather<Axes<Seq, Feat>>(table, ok, 0, "token_ids")), (std::vector<float>{20, 21, 0, 1, 20, 21}));
+  for (std::int64_t bad : {std::int64_t{3}, std::int64_t{-4}, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}) {
+    Tensor<std::int64_t, Axes<Seq>> ids({2}, {0, bad});
+    try {
+      cpu.gather<Axes<Seq, Feat>>(table, ids, 0, "token_ids");
+      ADD_FAILURE() << "index " << bad << " was not refused";
+    } catch (const KernelRefusal& e) {
+      EXPECT_EQ(e.error().input, "token_ids");
+      EXPECT_NE(std::string(e.what()).find("index " + std::to_string(bad)), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Range, CountsAsOnnxDoes) {
+  EXPECT_EQ(values(cpu.range<Axes<Seq>>(std::int64_t{0}, std::int64_t{5}, std::int64_t{2})), (std::vector<std::int64_t>{0, 2, 4}));
+  EXPECT_EQ(values(cpu.range<Axes<Seq>>(std::int64_t{5}, std::int64_t{0}, std::int64_t{-2})), (std::vector<std::int64_t>{5, 3, 1}));
+  EXPECT_EQ((cpu.range<Axes<Seq>>(std::int64_t{5}, std::int64_t{0}, std::int64_t{1}).count()), 0);
+  EXPECT_EQ(values(cpu.range<Axes<Seq>>(1.0f, 2.0f, 0.25f)), (std::vector<float>{1.0f, 1.25f, 1.5f, 1.75f}));
+  EXPECT_THROW((cpu.range<Axes<Seq>>(std::int64_t{0}, std::int64_t{5}, std::int64_t{0})), KernelMisuse);
+  const auto huge = cpu.range<Axes<Seq>>(std::numeric_limits<std::int64_t>::max() - 1, std::numeric_limits<std::int64_t>::max(), std::int64_t{5});
+  EXPECT_EQ(huge.count(), 1);
+}
+
+TEST(ConstantOfShape, Fills) {
+  EXPECT_EQ(values(cpu.constant_of_shape<Axes<Batch, Feat>>({2, 2}, std::int64_t{7})), (std::vector<std::int64_t>(4, 7)));
+}
+
+TEST(Cast, BetweenEveryElementType) {
+  Tensor<float, Axes<Feat>> f({5}, {1.9f, -1.9f, 0.0f, NAN, 1e30f});
+  EXPECT_EQ(values(cpu.cast<std::int64_t>(f)),
+            (std::vector<std::int64_t>{1, -1, 0, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::min()}));
+  EXPECT_EQ(values(cpu.cast<bool>(f)), (std::vector<bool>{true, true, false, true, true}));
+  Tensor<bool, Axes<Feat>> b({2}, {true, false});
+  EXPECT_EQ(values(cpu.cast<float>(b)), (std::vector<float>{1, 0}));
+  Tensor<float, Axes<Feat>> g({2}, {1.0f + std::ldexp(1.0f, -11), 3.0f});
+  auto h = cpu.cast<Half>(g);
+  EXPECT_EQ(h.data()[0].bits, 0x3C00);
+  EXPECT_EQ(values(cpu.cast<float>(h)), (std::vector<float>{1.0f, 3.0f}));
+  auto bf = cpu.cast<BFloat16>(g);
+  EXPECT_EQ(values(cpu.cast<float>(bf)), (std::vector<float>{1.0f, 3.0f}));
+  EXPECT_EQ(values(cpu.cast<std::int64_t>(h)), (std::vector<std::int64_t>{1, 3}));
+}
+
+TEST(Moves, SplitConcatSliceClamp) {
+  Tensor<float, Axes<Batch, Feat>> t({2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  auto first = cpu.split_part<Axes<Batch, Hidden>>(t, -1, 0, 2);
+  auto rest = cpu.split_part<Axes<Batch, Out>>(t, 1, 2, 3);
+  EXPECT_EQ(values(first), (std::vector<float>{0, 1, 5, 6}));
+  EXPECT_EQ(values(rest), (std::vector<float>{2, 3, 4, 7, 8, 9}));
+  EXPECT_EQ(values(cpu.concat<Axes<Batch, Feat>>(1, first, rest)), values(t));
+  EXPECT_THROW((cpu.split_part<Axes<Batch, Out>>(t, 1, 3, 3)), KernelMisuse);
+  // A bound past any length reads as "to the end"; a start past the end gives nothing.
+  const std::int64_t st[] = {1}, en[] = {std::numeric_limits<std::int64_t>::max()}, ax[] = {1};
+  EXPECT_EQ(values(cpu.slice<Axes<Batch, Feat>>(t, st, en, ax)), (std::vector<float>{1, 2, 3, 4, 6, 7, 8, 9}));
+  const std::int64_t st2[] = {9}, en2[] = {12};
+  EXPECT_EQ((cpu.slice<Axes<Batch, Feat>>(t, st2, en2, ax).count()), 0);
+}
+
+TEST(Softmax, NegativeAxisAndFlattenedForm) {
+  Tensor<float, Axes<Batch, Feat>> t({2, 2}, {0, std::log(3.0f), 1, 1});
+  auto s = cpu.softmax(t, -1);
+  EXPECT_NEAR(s.data()[0], 0.25f, 1e-6);
+  EXPECT_NEAR(s.data()[1], 0.75f, 1e-6);
+  EXPECT_NEAR(s.data()[2], 0.5f, 1e-6);
+  // Flattened at axis 0: one row of four.
+  auto f = cpu.softmax_flattened(t, 0);
+  const float z = 1 + 3 + 2 * std::exp(1.0f);
+  EXPECT_NEAR(f.data()[1], 3 / z, 1e-6);
+  EXPECT_NEAR(f.data()[3], std::exp(1.0f) / z, 1e-6);
+  auto l = cpu.log_softmax(t, 1);
+  EXPECT_NEAR(l.data()[0], std::log(0.25f), 1e-6);
+}
+
+TEST(Reduce, AllAxesNoopAndIntegers) {
+  Tensor<std::int64_t, Axes<Batch, Feat>> t({2, 3}, {1, 5, 3, -4, 2, 6});
+  EXPECT_EQ(values(cpu.reduce_sum<Axes<>>(t, {}, false)), (std::vector<std::int64_t>{13}));
+  EXPECT_EQ(values(cpu.reduce_max<Axes<Batch, One>>(t, std::vector<std::int64_t>{-1}, true)), (std::vector<std::int64_t>{5, 6}));
+  EXPECT_EQ(values(cpu.reduce_min<Axes<Feat>>(t, std::vector<std::int64_t>{0}, false)), (std::vector<std::int64_t>{-4, 2, 3}));
+  auto same = cpu.reduce_sum<Axes<Batch, Feat>>(t, {}, true, true);
+  EXPECT_EQ(same.data(), t.data());
+  Tensor<float, Axes<Batch, Feat>> empty({0, 3});
+  auto sums = cpu.reduce_sum<Axes<Feat>>(empty, std::vector<std::int64_t>{0}, false);
+  EXPECT_EQ(values(sums), (std::vector<float>{0, 0, 0}));
+}
+
+TEST(ArgMax, FirstMaximumAndNaN) {
+  Tensor<float, Axes<Batch, Feat>> t({2, 3}, {1, 3, 3, 2, NAN, 9});
+  EXPECT_EQ(values(cpu.argmax<Axes<Batch, One>>(t, -1)), (std::vector<std::int64_t>{1, 1}));
+}
+
+TEST(Windows, RefuseAKernelLargerThanThePaddedInput) {
+  struct N {};
+  struct C {};
+  struct H {};
+  WindowParams p;
+  p.kernel_shape = {5};
+  Tensor<float, Axes<N, C, H>> x({1, 1, 3});
+  EXPECT_THROW((cpu.max_pool<Axes<N, C, H>>(x, p)), KernelMisuse);
+  p.pads = {1, 1};
+  EXPECT_EQ((cpu.max_pool<Axes<N, C, H>>(x, p).extents()[2]), 1);
+}
+
+TEST(Conv, EmptyBatchGivesEmptyResult) {
+  struct N {};
+  struct C {};
+  struct K {};
+  struct H {};
+  struct KH {};
+  Tensor<float, Axes<N, C, H>> x({0, 2, 5});
+  Tensor<float, Axes<K, C, KH>> w({3, 2, 2});
+  auto y = cpu.conv<Axes<N, K, H>>(x, w, WindowParams{});
+  EXPECT_EQ(y.extents(), (std::array<std::int64_t, 3>{0, 3, 4}));
+}
+
+TEST(LayerNorm, WithoutBias) {
+  Tensor<float, Axes<Batch, Feat>> x({1, 2}, {1, 3});
+  Tensor<float, Axes<Feat>> g({2}, {2, 1});
+  auto y = cpu.layer_normalization(x, g, nullptr, -1, 0.0f);
+  EXPECT_NEAR(y.data()[0], -2.0f, 1e-6);
+  EXPECT_NEAR(y.data()[1], 1.0f, 1e-6);
+}
+
+// The SGEMM's two microkernels against a plain triple loop, over shapes that cross every edge.
+TEST(Sgemm, BothPathsMatchAPlainProduct) {
+  std::mt19937 gen(3);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (auto [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {5, 23, 7}, {4, 24, 256}, {9, 49, 300}, {130, 25, 3}, {3, 7, 0}}) {
+    std::vector<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n)), bias(static_cast<std::size_t>(m));
+    for (auto& v : a) v = u(gen);
+    for (auto& v : b) v = u(gen);
+    for (auto& v : bias) v = u(gen);
+    std::vector<double> want(static_cast<std::size_t>(m * n));
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (std::int64_t q = 0; q < k; ++q) s += double(a[i * k + q]) * b[q * n + j];
+        want[i * n + j] = std::max(0.0, 0.5 * s + bias[i]);
+      }
+    for (bool portable : {false, true}) {
+      Sgemm::portable_only = portable;
+      std::vector<float> c(static_cast<std::size_t>(m * n), 123.0f);
+      Sgemm::Epilogue ep;
+      ep.alpha = 0.5f;
+      ep.row_bias = bias.data();
+      ep.relu = true;
+      Sgemm::run(m, n, k, Sgemm::AOperand::row_major(a.data(), k), Sgemm::BOperand::row_major(b.data(), n), c.data(), n, ep);
+      for (std::size_t i = 0; i < c.size(); ++i) ASSERT_NEAR(c[i], want[i], 1e-4) << m << "x" << n << "x" << k << " portable=" << portable;
+    }
+    Sgemm::portable_only = false;
+  }
+}
+
+// A small network through the opaque backend gives what it gives through Cpu.
+template <Backend B>
+HostTensor<float, Axes<Batch, Out>> tiny_forward(B& backend, const HostTensor<float, Axes<Batch, Feat>>& x,
+                                                 const HostTensor<float, Axes<Feat, Hidden>>& w1, const HostTensor<float, Axes<Hidden>>& b1,
+                                                 const HostTensor<float, Axes<Hidden, Out>>& w2) {
+  static constexpr ExprStep add_relu[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {ExprOp::Add, 0, 1}, {ExprOp::Relu, 2}};
+  auto h = backend.matmul(backend.upload(x), backend.upload(w1));
+  auto a = backend.template elementwise<Axes<Batch, Hidden>>(add_relu, h, backend.upload(b1));
+  auto y = backend.matmul(a, backend.upload(w2));
+  return backend.download(backend.softmax(y, -1));
+}
+
+TEST(OpaqueBackend, RunsThroughTheSeamLikeCpu) {
+  HostTensor<float, Axes<Batch, Feat>> x({2, 3}, {1, 2, 3, -1, 0, 1});
+  HostTensor<float, Axes<Feat, Hidden>> w1({3, 2}, {1, -1, 0, 1, 1, 0});
+  HostTensor<float, Axes<Hidden>> b1({2}, {0.5f, -3});
+  HostTensor<float, Axes<Hidden, Out>> w2({2, 2}, {1, 0, 0, 1});
+  Cpu c;
+  OpaqueBackend o;
+  const auto want = tiny_forward(c, x, w1, b1, w2);
+  const auto got = tiny_forward(o, x, w1, b1, w2);
+  EXPECT_EQ(values(got), values(want));
+  // By hand: row 0: h = [4, 1] + b = [4.5, -2] -> relu [4.5, 0]; softmax = [1/(1+e^-4.5), ...]
+  EXPECT_NEAR(want.data()[0], 1.0f / (1.0f + std::exp(-4.5f)), 1e-6);
+}
+
+}  // namespace
