@@ -21,5 +21,9 @@ def line(path):
 
 
 if __name__ == '__main__':
-    for p in sys.argv[1:]:
+    paths = sys.argv[1:]
+    if paths[:1] == ['--list']:
+        with open(paths[1]) as f:
+            paths = [l.rstrip('\n') for l in f if l.strip()]
+    for p in paths:
         sys.stdout.write(line(p) + '\n')

@@ -139,7 +139,8 @@ def graph(seed):
         elif name == 'leaky':
             out = (g.op('leaky', [t], C, struct.pack('<qI', value(r), r.randint(0, 63)), pol, plo, phi), C, h, w)
         elif name == 'lut16':
-            T = [0] + [r.randint(-32768, 32767) for _ in range(65535)]
+            a, c = r.randrange(1, 65536, 2), r.randrange(65536)
+            T = [0] + [((i * a + c) % 65536) - 32768 for i in range(1, 65536)]
             out = (g.op('lut16', [t], C, struct.pack('<bb2x', -128, -128) + build.ints(2, T), pol, plo, phi), C, h, w)
         elif name == 'igdn':
             gm = [r.randint(-1000, 1000) if r.random() < 0.8 else value(r) for _ in range(C * C)]
@@ -189,3 +190,17 @@ def graph(seed):
     if not g.ops:
         g.op('relu', [avail[0][0]], avail[0][1])
     return g.bytes()
+
+
+if __name__ == '__main__':
+    import argparse
+    import os
+    ap = argparse.ArgumentParser(description='Write seeded random WHG1 graphs g<seed>.whg1 into a directory.')
+    ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--count', type=int, required=True)
+    ap.add_argument('--out', required=True)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    for s in range(a.seed, a.seed + a.count):
+        with open(os.path.join(a.out, 'g%06d.whg1' % s), 'wb') as f:
+            f.write(graph(s))
