@@ -10,8 +10,10 @@ const std::vector<std::string>& module_fixed_names() {
   // Kept in step with module_writer.cpp: every name it declares that the graph does not bring.
   static const std::vector<std::string> names = {
       "forward", "Weights", "Outputs", "LoadError", "weights", "backend", "load", "embedded",
-      "bytes", "std", "loam_module", "loam_symbols", "loam_check_input", "loam_embedded_bytes",
-      "loam_tensor_index", "loam_owed", "InputError", "main"};
+      "bytes", "std", "checkpoint", "loam_tensor_from_bytes", "loam_safetensors_entry",
+      "loam_safetensors_header", "loam_safetensors_reader", "loam_safetensors_parse",
+      "loam_safetensors_take", "loam_floor_div", "loam_ceil_div", "loam_embedded_bytes",
+      "InputError", "main", "LoamBackend", "loam_input_error"};
   return names;
 }
 

@@ -1,0 +1,743 @@
+#include "axes/naming.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include "axes/layout.hpp"
+#include "support/error.hpp"
+
+namespace loam::axes {
+
+using stage0::Extent;
+
+std::string AxisName::text() const {
+  if (parts.size() == 1) return parts[0];
+  std::string s = "(";
+  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? " " : "") + parts[i];
+  return s + ")";
+}
+
+std::string exact_pattern(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::vector<std::size_t> data_operands(const Node& node) {
+  const std::string& op = node.op_type;
+  auto present = [&](std::initializer_list<std::size_t> idx) {
+    std::vector<std::size_t> out;
+    for (auto i : idx)
+      if (i < node.inputs.size() && !node.inputs[i].empty()) out.push_back(i);
+    return out;
+  };
+  if (op == "Reshape" || op == "Expand" || op == "Tile" || op == "Slice" || op == "Pad" ||
+      op == "Squeeze" || op == "Unsqueeze" || op == "Split" || op == "ReduceSum" ||
+      op == "ReduceMean" || op == "ReduceMax" || op == "ReduceMin" || op == "ReduceProd" ||
+      op == "Clip" || op == "Dropout" || op == "Flatten" || op == "Transpose" || op == "Identity" ||
+      op == "Cast" || op == "ArgMax" || op == "ArgMin")
+    return present({0});
+  if (op == "Range" || op == "ConstantOfShape" || op == "Shape" || op == "Size" || op == "Constant")
+    return {};
+  std::vector<std::size_t> all;
+  for (std::size_t i = 0; i < node.inputs.size(); ++i)
+    if (!node.inputs[i].empty()) all.push_back(i);
+  return all;
+}
+
+bool is_folded_scalar_operand(const Node& node, std::size_t i, const stage0::Stage0Result& st) {
+  static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min",
+                                               "PRelu", "Equal", "Less", "LessOrEqual", "Greater",
+                                               "GreaterOrEqual"};
+  if (!binary.count(node.op_type) || node.inputs.size() != 2 || i > 1) return false;
+  const auto* v = st.find(node.inputs[i]);
+  const auto* other = st.find(node.inputs[1 - i]);
+  if (!v || !other || !v->value || other->value) return false;
+  if (v->value->size() != 1 || !v->value->all_constant()) return false;
+  if (other->elem != ElementType::F32 && other->elem != v->elem) return false;
+  return v->dims.size() <= other->dims.size();
+}
+
+namespace {
+
+bool is_one(const Extent& e) {
+  auto c = e.constant();
+  return c && *c == 1;
+}
+
+// A magnitude for ordering two extents while regrouping: every symbol read as 1024. It only decides
+// which side of a regrouping takes its next part; equality is always decided exactly.
+double approx(const Extent& e) {
+  double v = static_cast<double>(e.constant_term());
+  for (const auto& t : e.terms()) {
+    double m = static_cast<double>(t.coeff);
+    for (const auto& [s, p] : t.mono) m *= std::pow(1024.0, p);
+    v += m;
+  }
+  return v;
+}
+
+// Axis names of one value, a position left undetermined where the operator decides nothing.
+using Partial = std::vector<std::optional<AxisName>>;
+
+class Namer {
+ public:
+  Namer(const Model& model, const stage0::Stage0Result& st, const std::vector<LayoutRule>* layout,
+        std::string origin, bool propose)
+      : model_(model), st_(st), layout_(layout), origin_(std::move(origin)), propose_(propose) {}
+
+  void run();
+  AxisNaming result();
+  std::vector<LayoutRule> proposal();
+
+ private:
+  const Model& model_;
+  const stage0::Stage0Result& st_;
+  const std::vector<LayoutRule>* layout_;
+  std::string origin_;
+  bool propose_;
+
+  std::map<std::string, std::vector<AxisName>> named_;
+  std::vector<std::string> order_;            // plain names (or variables), first appearance
+  std::map<std::string, Extent> part_extent_;  // plain name -> first length seen
+  std::map<std::string, std::set<std::string>> extents_seen_;
+  std::map<std::string, std::optional<int64_t>> fixed_;
+  // Proposal mode: variables, union-find and merges a variable stands for.
+  int next_var_ = 0;
+  std::map<std::string, std::string> parent_;
+  std::map<std::string, AxisName> bound_;
+  std::vector<std::string> proposed_outputs_;  // node outputs with an axis the layout names
+  std::set<std::string> proposed_set_;
+
+  std::string where(const Node& n) const { return origin_ + ": node '" + n.label() + "' (" + n.op_type + ")"; }
+  const stage0::ValueState& value(const std::string& name) const {
+    const auto* v = st_.find(name);
+    if (!v) fail(origin_ + ": tensor '" + name + "' has no analysed shape");
+    return *v;
+  }
+
+  std::string fresh() {
+    std::string v = "$" + std::to_string(next_var_++);
+    parent_[v] = v;
+    return v;
+  }
+  std::string find(const std::string& v) {
+    auto it = parent_.find(v);
+    if (it == parent_.end() || it->second == v) return v;
+    std::string r = find(it->second);
+    parent_[v] = r;
+    return r;
+  }
+  AxisName resolve(const AxisName& a, int depth = 0) {
+    if (!propose_) return a;
+    AxisName out;
+    for (const auto& p : a.parts) {
+      std::string r = find(p);
+      auto b = bound_.find(r);
+      if (b != bound_.end() && depth < 16) {
+        AxisName sub = resolve(b->second, depth + 1);
+        out.parts.insert(out.parts.end(), sub.parts.begin(), sub.parts.end());
+      } else {
+        out.parts.push_back(r);
+      }
+    }
+    return out;
+  }
+
+  // Two axes an operation meets as one.
+  void meet(const AxisName& a, const AxisName& b, const Node& n, const std::string& what) {
+    if (!propose_) {
+      if (a == b) return;
+      fail(where(n) + ": " + what + ": axis '" + a.text() + "' meets axis '" + b.text() +
+           "'; two names never meet, even where their lengths agree (name them alike in the layout, "
+           "or fix the layout that gave one of them)");
+    }
+    AxisName ra = resolve(a), rb = resolve(b);
+    if (ra == rb) return;
+    if (ra.parts.size() == 1 && rb.parts.size() == 1) {
+      parent_[find(rb.parts[0])] = find(ra.parts[0]);
+    } else if (ra.parts.size() == 1) {
+      bound_[find(ra.parts[0])] = rb;
+    } else if (rb.parts.size() == 1) {
+      bound_[find(rb.parts[0])] = ra;
+    } else if (ra.parts.size() == rb.parts.size()) {
+      for (std::size_t i = 0; i < ra.parts.size(); ++i) parent_[find(rb.parts[i])] = find(ra.parts[i]);
+    }
+  }
+
+  void note_plain(const std::string& axis, const Extent& e) {
+    if (!part_extent_.count(axis)) {
+      part_extent_.emplace(axis, e);
+      order_.push_back(axis);
+    }
+    extents_seen_[axis].insert(e.to_string());
+    auto c = e.constant();
+    auto it = fixed_.find(axis);
+    if (it == fixed_.end()) fixed_[axis] = c;
+    else if (it->second && (!c || *c != *it->second)) it->second = std::nullopt;
+  }
+
+  void assign(const std::string& tensor, std::vector<AxisName> axes) {
+    const auto& dims = value(tensor).dims;
+    for (std::size_t i = 0; i < axes.size() && i < dims.size(); ++i) {
+      if (axes[i].parts.size() == 1) note_plain(axes[i].parts[0], dims[i]);
+      else
+        for (const auto& p : axes[i].parts)
+          if (!part_extent_.count(p)) order_.push_back(p), part_extent_.emplace(p, Extent());
+    }
+    named_[tensor] = std::move(axes);
+  }
+
+  // The axes a layout rule gives `tensor` (rank checked), or nullopt.
+  std::optional<std::vector<AxisName>> from_layout(const std::string& tensor, std::size_t rank) {
+    if (!layout_) return std::nullopt;
+    const LayoutRule* rule = match_layout(*layout_, tensor, model_.graph.name);
+    if (!rule) return std::nullopt;
+    if (rule->axes.size() != rank)
+      fail(origin_ + ": tensor '" + tensor + "': the layout rule '" + rule->pattern + "' names " +
+           std::to_string(rule->axes.size()) + " axes, the tensor has " + std::to_string(rank));
+    std::vector<AxisName> out;
+    for (std::size_t i = 0; i < rank; ++i) {
+      AxisSpec spec;
+      try {
+        spec = parse_axis_spec(rule->axes[i]);
+      } catch (const Error& e) {
+        fail(origin_ + ": layout rule '" + rule->pattern + "', axis " + std::to_string(i) + ": " + e.what());
+      }
+      out.push_back(AxisName{spec.parts});
+    }
+    return out;
+  }
+
+  // An input, initializer or folded tensor a kernel reads: every axis from the layout.
+  const std::vector<AxisName>& ensure_named(const std::string& tensor, const std::string& reader) {
+    if (auto it = named_.find(tensor); it != named_.end()) return it->second;
+    std::size_t rank = value(tensor).dims.size();
+    std::vector<AxisName> axes;
+    if (propose_) {
+      for (std::size_t i = 0; i < rank; ++i) axes.push_back(AxisName{{fresh()}});
+    } else if (auto l = from_layout(tensor, rank)) {
+      axes = std::move(*l);
+    } else if (rank == 0) {
+    } else {
+      fail(origin_ + ": tensor '" + tensor + "'" + reader +
+           ": no layout rule names its axes (add a rule whose pattern matches it, or run `loam layout` "
+           "for a starting layout)");
+    }
+    assign(tensor, std::move(axes));
+    return named_[tensor];
+  }
+
+  // Completes an operator's answer for output `tensor`: undetermined positions from the layout.
+  void complete(const Node& n, const std::string& tensor, const Partial& partial) {
+    std::vector<AxisName> axes(partial.size());
+    std::optional<std::vector<AxisName>> rule;
+    bool looked = false;
+    for (std::size_t i = 0; i < partial.size(); ++i) {
+      if (partial[i]) {
+        axes[i] = *partial[i];
+        continue;
+      }
+      if (propose_) {
+        axes[i] = AxisName{{fresh()}};
+        if (proposed_set_.insert(tensor).second) proposed_outputs_.push_back(tensor);
+        continue;
+      }
+      if (!looked) rule = from_layout(tensor, partial.size()), looked = true;
+      if (!rule)
+        fail(where(n) + ": tensor '" + tensor + "', axis " + std::to_string(i) +
+             ": the operator creates this axis, and no layout rule reaching the tensor names it");
+      axes[i] = (*rule)[i];
+    }
+    assign(tensor, std::move(axes));
+  }
+
+  void name_node(const Node& n);
+  Partial broadcast(const Node& n, const std::vector<std::string>& operands, std::size_t out_rank);
+  Partial regroup(const Node& n, const std::string& in, const std::vector<Extent>& out_dims);
+  std::vector<std::string> expand_parts(const AxisName& a, const Extent& extent, const Node& n,
+                                        const std::string& tensor, std::vector<Extent>& extents);
+};
+
+Partial Namer::broadcast(const Node& n, const std::vector<std::string>& operands, std::size_t out_rank) {
+  Partial out(out_rank);
+  for (std::size_t j = 0; j < out_rank; ++j) {
+    std::optional<AxisName> chosen, first_unit;
+    for (const auto& t : operands) {
+      const auto& axes = named_.at(t);
+      const auto& dims = value(t).dims;
+      if (axes.size() + j < out_rank) continue;
+      std::size_t k = axes.size() - (out_rank - j);
+      if (is_one(dims[k])) {
+        if (!first_unit) first_unit = axes[k];
+        continue;
+      }
+      if (!chosen) chosen = axes[k];
+      else meet(*chosen, axes[k], n, "broadcast of '" + t + "', axis " + std::to_string(k));
+    }
+    out[j] = chosen ? chosen : first_unit;
+  }
+  return out;
+}
+
+std::vector<std::string> Namer::expand_parts(const AxisName& a0, const Extent& extent, const Node& n,
+                                             const std::string& tensor, std::vector<Extent>& extents) {
+  AxisName a = resolve(a0);
+  if (a.parts.size() == 1) {
+    if (is_one(extent)) return {};
+    extents.push_back(extent);
+    return a.parts;
+  }
+  std::vector<std::string> out;
+  Extent product(1);
+  for (const auto& p : a.parts) {
+    auto it = part_extent_.find(p);
+    if (it == part_extent_.end() || (it->second == Extent() && !propose_))
+      fail(where(n) + ": tensor '" + tensor + "': regrouping the merged axis '" + a.text() +
+           "' needs the length of its part '" + p + "', which no value gives");
+    product *= it->second;
+    if (is_one(it->second)) continue;
+    out.push_back(p);
+    extents.push_back(it->second);
+  }
+  if (!(product == extent))
+    fail(where(n) + ": tensor '" + tensor + "': the merged axis '" + a.text() + "' is " + extent.to_string() +
+         " long, its parts multiply to " + product.to_string());
+  return out;
+}
+
+Partial Namer::regroup(const Node& n, const std::string& in, const std::vector<Extent>& out_dims) {
+  const auto& in_axes = named_.at(in);
+  const auto& in_dims = value(in).dims;
+  std::vector<std::string> parts;
+  std::vector<Extent> pext;
+  for (std::size_t i = 0; i < in_axes.size(); ++i) {
+    auto p = expand_parts(in_axes[i], in_dims[i], n, in, pext);
+    parts.insert(parts.end(), p.begin(), p.end());
+  }
+  Partial out(out_dims.size());
+  std::size_t cur = 0, j = 0;
+  while (j < out_dims.size()) {
+    const Extent& d = out_dims[j];
+    if (is_one(d)) {  // a new unit axis: nothing to take
+      ++j;
+      continue;
+    }
+    // Take parts while their product still divides the output extent.
+    std::size_t start = cur;
+    Extent prod(1);
+    while (cur < parts.size() && !(prod == d)) {
+      Extent next = prod * pext[cur];
+      if (!d.divide_exactly(next)) break;
+      prod = next;
+      ++cur;
+    }
+    if (prod == d && cur > start) {
+      out[j] = AxisName{std::vector<std::string>(parts.begin() + start, parts.begin() + cur)};
+      ++j;
+      continue;
+    }
+    // No run of parts makes this axis: consume output axes and parts until the products align;
+    // every output axis of that stretch is new.
+    Extent po = d;
+    ++j;
+    while (!(prod == po)) {
+      if (cur < parts.size() && (approx(prod) < approx(po) || j >= out_dims.size())) {
+        prod = prod * pext[cur++];
+      } else if (j < out_dims.size()) {
+        po = po * out_dims[j++];
+      } else {
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+void Namer::name_node(const Node& n) {
+  const std::string& op = n.op_type;
+  auto in = [&](std::size_t i) -> const std::string& { return n.inputs.at(i); };
+  auto has = [&](std::size_t i) { return i < n.inputs.size() && !n.inputs[i].empty(); };
+  auto axes_of = [&](std::size_t i) -> const std::vector<AxisName>& { return named_.at(in(i)); };
+  auto dims_of = [&](const std::string& t) -> const std::vector<Extent>& { return value(t).dims; };
+  auto out_rank = [&](std::size_t k) { return dims_of(n.outputs.at(k)).size(); };
+  auto int_attr = [&](const char* name, int64_t dflt) {
+    const Attribute* a = n.attr(name);
+    return a && a->kind == Attribute::Kind::Int ? a->i : dflt;
+  };
+  auto norm_axis = [&](int64_t a, std::size_t rank) {
+    int64_t r = static_cast<int64_t>(rank);
+    if (a < -r || a >= r) fail(where(n) + ": axis " + std::to_string(a) + " outside rank " + std::to_string(rank));
+    return static_cast<std::size_t>(a < 0 ? a + r : a);
+  };
+  auto folded_ints = [&](std::size_t i) -> std::vector<int64_t> {
+    const auto& v = value(in(i));
+    std::vector<int64_t> out;
+    if (!v.value || v.value->kind != stage0::FoldedValue::Kind::Integer)
+      fail(where(n) + ": operand " + std::to_string(i) + " '" + in(i) + "' must be known at build time");
+    for (const auto& e : v.value->ints) {
+      auto c = e.constant();
+      if (!c) fail(where(n) + ": operand '" + in(i) + "' must hold numbers at build time");
+      out.push_back(*c);
+    }
+    return out;
+  };
+  auto same_as_input = [&](std::size_t k = 0) {
+    Partial p;
+    for (const auto& a : axes_of(0)) p.push_back(a);
+    complete(n, n.outputs.at(k), p);
+  };
+  auto drop = [&](const std::vector<AxisName>& axes, const std::set<std::size_t>& gone) {
+    Partial p;
+    for (std::size_t i = 0; i < axes.size(); ++i)
+      if (!gone.count(i)) p.push_back(axes[i]);
+    return p;
+  };
+
+  static const std::set<std::string> unary = {
+      "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Erf", "Neg", "Abs", "Reciprocal", "Floor",
+      "Ceil", "Round", "Sign", "Not", "Sin", "Cos", "Softplus", "LeakyRelu", "Clip", "HardSigmoid",
+      "Elu", "Identity", "Cast", "Softmax", "LogSoftmax", "Selu", "Softsign", "Tan", "Atan", "Asin",
+      "Acos", "Sinh", "Cosh", "IsNaN", "HardSwish", "Mish", "Gelu", "Celu", "ThresholdedRelu",
+      "SoftmaxFlattened", "LogSoftmaxFlattened", "Slice", "Pad", "Tile", "Hardmax"};
+  static const std::set<std::string> broadcasting = {
+      "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod", "Equal", "Less", "LessOrEqual",
+      "Greater", "GreaterOrEqual", "And", "Or", "Xor", "Where", "PRelu", "Sum", "Mean", "BitShift"};
+
+  if (unary.count(op)) return same_as_input();
+  if (op == "Dropout") {
+    same_as_input(0);
+    if (n.outputs.size() > 1 && !n.outputs[1].empty()) same_as_input(1);
+    return;
+  }
+  if (broadcasting.count(op)) {
+    std::vector<std::string> operands;
+    for (auto i : data_operands(n))
+      if (!is_folded_scalar_operand(n, i, st_)) operands.push_back(in(i));
+    return complete(n, n.outputs[0], broadcast(n, operands, out_rank(0)));
+  }
+  if (op == "ZipAt") {  // loam.ZipAt: B aligned at A's axis
+    std::size_t axis = norm_axis(int_attr("axis", 0), axes_of(0).size());
+    const auto& a = axes_of(0);
+    const auto& b = axes_of(1);
+    for (std::size_t i = 0; i < b.size() && axis + i < a.size(); ++i)
+      if (!is_one(dims_of(in(1))[i]) && !is_one(dims_of(in(0))[axis + i]))
+        meet(a[axis + i], b[i], n, "operand B axis " + std::to_string(i));
+    return same_as_input();
+  }
+  if (op == "BatchNormalization" || op == "InstanceNormalization") {
+    for (std::size_t i = 1; i < n.inputs.size(); ++i)
+      if (has(i) && !axes_of(i).empty() && axes_of(0).size() > 1 && !is_one(dims_of(in(i))[0]))
+        meet(axes_of(0)[1], axes_of(i)[0], n, "channels of '" + in(i) + "'");
+    return same_as_input();
+  }
+  if (op == "LayerNormalization") {
+    const auto& x = axes_of(0);
+    for (std::size_t i = 1; i < 3; ++i) {
+      if (!has(i)) continue;
+      const auto& s = axes_of(i);
+      for (std::size_t k = 0; k < s.size() && k < x.size(); ++k)
+        if (!is_one(dims_of(in(i))[k]))
+          meet(x[x.size() - s.size() + k], s[k], n, "normalised axis of '" + in(i) + "'");
+    }
+    same_as_input(0);
+    return;
+  }
+  if (op == "MatMul") {
+    const auto& a = axes_of(0);
+    const auto& b = axes_of(1);
+    std::size_t ra = a.size(), rb = b.size();
+    if (ra == 0 || rb == 0) fail(where(n) + ": MatMul of a rank-0 operand");
+    AxisName ka = a[ra - 1], kb = rb == 1 ? b[0] : b[rb - 2];
+    meet(ka, kb, n, "contracted axis of '" + in(0) + "' and '" + in(1) + "'");
+    // Batch axes broadcast.
+    std::size_t ba = ra >= 2 ? ra - 2 : 0, bb = rb >= 2 ? rb - 2 : 0, bo = std::max(ba, bb);
+    Partial p(bo);
+    for (std::size_t j = 0; j < bo; ++j) {
+      std::optional<AxisName> chosen, unit;
+      auto take = [&](const std::vector<AxisName>& axes, const std::vector<Extent>& dims, std::size_t batch,
+                      const std::string& t) {
+        if (batch + j < bo) return;
+        std::size_t k = batch - (bo - j);
+        if (is_one(dims[k])) {
+          if (!unit) unit = axes[k];
+        } else if (!chosen) {
+          chosen = axes[k];
+        } else {
+          meet(*chosen, axes[k], n, "batch axis of '" + t + "'");
+        }
+      };
+      take(a, dims_of(in(0)), ba, in(0));
+      take(b, dims_of(in(1)), bb, in(1));
+      p[j] = chosen ? chosen : unit;
+    }
+    if (ra >= 2) p.push_back(a[ra - 2]);
+    if (rb >= 2) p.push_back(b[rb - 1]);
+    return complete(n, n.outputs[0], p);
+  }
+  if (op == "Gemm") {
+    const auto& a = axes_of(0);
+    const auto& b = axes_of(1);
+    if (a.size() != 2 || b.size() != 2) fail(where(n) + ": Gemm operands must have rank 2");
+    bool ta = int_attr("transA", 0) != 0, tb = int_attr("transB", 0) != 0;
+    AxisName m = ta ? a[1] : a[0], ka = ta ? a[0] : a[1];
+    AxisName kb = tb ? b[1] : b[0], nn = tb ? b[0] : b[1];
+    meet(ka, kb, n, "contracted axis of '" + in(0) + "' and '" + in(1) + "'");
+    Partial p = {m, nn};
+    if (has(2)) {
+      const auto& c = axes_of(2);
+      const auto& cd = dims_of(in(2));
+      for (std::size_t k = 0; k < c.size(); ++k)
+        if (!is_one(cd[k])) meet(*p[2 - c.size() + k], c[k], n, "bias '" + in(2) + "'");
+    }
+    return complete(n, n.outputs[0], p);
+  }
+  if (op == "Conv" || op == "ConvTranspose") {
+    const auto& x = axes_of(0);
+    const auto& w = axes_of(1);
+    if (x.size() < 2 || w.size() != x.size()) fail(where(n) + ": Conv operands must have equal rank of at least 2");
+    int64_t group = int_attr("group", 1);
+    AxisName out_ch = w[0];
+    if (op == "Conv") {
+      if (group == 1) meet(x[1], w[1], n, "input channels of '" + in(0) + "' and '" + in(1) + "'");
+    } else {
+      if (group == 1) meet(x[1], w[0], n, "input channels of '" + in(0) + "' and '" + in(1) + "'");
+      out_ch = w[1];
+    }
+    if (has(2)) {
+      const auto& bias = axes_of(2);
+      if (!bias.empty() && !is_one(dims_of(in(2))[0])) meet(out_ch, bias[0], n, "bias '" + in(2) + "'");
+    }
+    Partial p = {x[0], out_ch};
+    p.resize(x.size());
+    return complete(n, n.outputs[0], p);
+  }
+  if (op == "MaxPool" || op == "AveragePool" || op == "LpPool" || op == "GlobalAveragePool" ||
+      op == "GlobalMaxPool" || op == "GlobalLpPool") {
+    const auto& x = axes_of(0);
+    if (x.size() < 2) fail(where(n) + ": pooling needs rank 2 or more");
+    Partial p = {x[0], x[1]};
+    p.resize(x.size());
+    complete(n, n.outputs[0], p);
+    if (n.outputs.size() > 1 && !n.outputs[1].empty()) complete(n, n.outputs[1], p);
+    return;
+  }
+  if (op == "Reshape") return complete(n, n.outputs[0], regroup(n, in(0), dims_of(n.outputs[0])));
+  if (op == "Flatten") return complete(n, n.outputs[0], regroup(n, in(0), dims_of(n.outputs[0])));
+  if (op == "Squeeze") {
+    const auto& x = axes_of(0);
+    std::set<std::size_t> gone;
+    if (has(1)) {
+      for (auto a : folded_ints(1)) gone.insert(norm_axis(a, x.size()));
+    } else {
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (is_one(dims_of(in(0))[i])) gone.insert(i);
+    }
+    return complete(n, n.outputs[0], drop(x, gone));
+  }
+  if (op == "Unsqueeze") {
+    const auto& x = axes_of(0);
+    std::size_t r = out_rank(0);
+    std::set<std::size_t> added;
+    for (auto a : folded_ints(1)) added.insert(norm_axis(a, r));
+    Partial p(r);
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < r; ++i)
+      if (!added.count(i)) p[i] = x.at(k++);
+    return complete(n, n.outputs[0], p);
+  }
+  if (op == "Transpose") {
+    const auto& x = axes_of(0);
+    std::vector<int64_t> perm;
+    if (const Attribute* a = n.attr("perm")) perm = a->ints;
+    else
+      for (std::size_t i = x.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+    Partial p;
+    for (auto q : perm) p.push_back(x.at(norm_axis(q, x.size())));
+    return complete(n, n.outputs[0], p);
+  }
+  if (op == "Concat") {
+    std::size_t r = out_rank(0);
+    std::size_t axis = norm_axis(int_attr("axis", 0), r);
+    Partial p(r);
+    for (auto i : data_operands(n)) {
+      const auto& x = axes_of(i);
+      for (std::size_t k = 0; k < r && k < x.size(); ++k) {
+        if (k == axis) continue;
+        if (!p[k]) p[k] = x[k];
+        else meet(*p[k], x[k], n, "axis " + std::to_string(k) + " of '" + in(i) + "'");
+      }
+    }
+    return complete(n, n.outputs[0], p);
+  }
+  if (op == "Split") {
+    for (std::size_t k = 0; k < n.outputs.size(); ++k)
+      if (!n.outputs[k].empty()) same_as_input(k);
+    return;
+  }
+  if (op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax" || op == "ReduceMin" ||
+      op == "ReduceProd" || op == "ReduceL2" || op == "ReduceL1" || op == "ReduceLogSumExp" ||
+      op == "ReduceSumSquare" || op == "ArgMax" || op == "ArgMin") {
+    const auto& x = axes_of(0);
+    bool keep = int_attr("keepdims", 1) != 0;
+    std::set<std::size_t> gone;
+    if (op == "ArgMax" || op == "ArgMin") {
+      gone.insert(norm_axis(int_attr("axis", 0), x.size()));
+    } else {
+      std::vector<int64_t> ax;
+      if (has(1)) ax = folded_ints(1);
+      else if (const Attribute* a = n.attr("axes")) ax = a->ints;
+      if (ax.empty() && int_attr("noop_with_empty_axes", 0) == 0)
+        for (std::size_t i = 0; i < x.size(); ++i) gone.insert(i);
+      for (auto a : ax) gone.insert(norm_axis(a, x.size()));
+    }
+    if (keep) return same_as_input();
+    return complete(n, n.outputs[0], drop(x, gone));
+  }
+  if (op == "Gather") {
+    const auto& x = axes_of(0);
+    const auto& idx = axes_of(1);
+    std::size_t axis = norm_axis(int_attr("axis", 0), x.size());
+    Partial p;
+    for (std::size_t i = 0; i < axis; ++i) p.push_back(x[i]);
+    for (const auto& a : idx) p.push_back(a);
+    for (std::size_t i = axis + 1; i < x.size(); ++i) p.push_back(x[i]);
+    return complete(n, n.outputs[0], p);
+  }
+  if (op == "Expand") {
+    const auto& x = axes_of(0);
+    const auto& xd = dims_of(in(0));
+    const auto& od = dims_of(n.outputs[0]);
+    Partial p(od.size());
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      std::size_t j = od.size() - x.size() + k;
+      if (xd[k] == od[j]) p[j] = x[k];
+    }
+    return complete(n, n.outputs[0], p);
+  }
+  if (op == "Range" || op == "ConstantOfShape" || op == "Shape" || op == "Size" || op == "Constant" ||
+      op == "EyeLike" || op == "RandomNormal" || op == "RandomUniform") {
+    return complete(n, n.outputs[0], Partial(out_rank(0)));
+  }
+  fail(where(n) + ": no axis-naming rule for operator " + (n.domain.empty() ? "" : n.domain + ".") + op);
+}
+
+void Namer::run() {
+  // Graph inputs first, in order, so their axes are named by the layout before any operator.
+  for (const auto& name : st_.inputs) ensure_named(name, " (graph input)");
+  for (const auto& ns : st_.nodes) {
+    if (ns.folded) continue;
+    const Node& n = model_.graph.nodes.at(ns.index);
+    for (auto i : data_operands(n))
+      if (!is_folded_scalar_operand(n, i, st_)) ensure_named(n.inputs[i], " (read by node '" + n.label() + "')");
+    name_node(n);
+  }
+  for (const auto& name : st_.outputs) ensure_named(name, " (graph output)");
+}
+
+AxisNaming Namer::result() {
+  AxisNaming r;
+  r.values = named_;
+  for (const auto& a : order_) {
+    if (std::find(r.axes.begin(), r.axes.end(), a) == r.axes.end()) r.axes.push_back(a);
+  }
+  for (const auto& [axis, e] : fixed_)
+    if (e) r.fixed_extent[axis] = *e;
+  // A part of a merge whose length no plain value gave has no fixed extent.
+  return r;
+}
+
+std::vector<LayoutRule> Namer::proposal() {
+  // Readable names for each class of variables, in order of first appearance.
+  std::map<std::string, std::string> names;
+  std::map<std::string, int> used;
+  auto name_of = [&](const std::string& var) -> std::string {
+    std::string root = find(var);
+    if (auto it = names.find(root); it != names.end()) return it->second;
+    std::string base = "Axis";
+    if (auto it = part_extent_.find(root); it != part_extent_.end()) {
+      const Extent& e = it->second;
+      if (auto c = e.constant()) {
+        base = *c == 1 ? "One" : "D" + std::to_string(*c);
+      } else if (auto s = e.as_symbol(); s && stage0::is_input_symbol(*s)) {
+        std::string p = stage0::symbol_info(*s).name;
+        std::string id;
+        for (char ch : p) id += (std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_');
+        if (!id.empty() && std::isalpha(static_cast<unsigned char>(id[0]))) {
+          id[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(id[0])));
+          base = id;
+        } else {
+          base = "Dyn";
+        }
+      } else {
+        base = "Dyn";
+      }
+    }
+    int k = ++used[base];
+    std::string nm = k == 1 ? base : base + "_" + std::to_string(k);
+    while (used.count(nm) && nm != base && k != 1) nm += "x";
+    names[root] = nm;
+    return nm;
+  };
+  auto spell = [&](const AxisName& a) {
+    AxisName r = resolve(a);
+    AxisName out;
+    for (const auto& p : r.parts) out.parts.push_back(name_of(p));
+    return out.text();
+  };
+  std::vector<LayoutRule> rules;
+  auto rule_for = [&](const std::string& tensor) {
+    LayoutRule rule;
+    rule.pattern = exact_pattern(tensor);
+    for (const auto& a : named_.at(tensor)) rule.axes.push_back(spell(a));
+    rules.push_back(std::move(rule));
+  };
+  // Classes get their names in the order of the module's values, so inputs name first.
+  for (const auto& name : st_.inputs)
+    if (named_.count(name)) rule_for(name);
+  std::vector<std::string> inits;
+  for (const auto& [name, axes] : named_) {
+    const auto* v = st_.find(name);
+    if (v && v->source == stage0::ValueState::Source::Initializer) inits.push_back(name);
+    else if (v && v->source == stage0::ValueState::Source::Node && v->value && !proposed_set_.count(name) &&
+             !axes.empty())
+      inits.push_back(name);  // a folded tensor a kernel reads: its axes are new
+  }
+  for (const auto& ns : st_.nodes)  // initializers in the order nodes first read them
+    for (const auto& in : model_.graph.nodes.at(ns.index).inputs)
+      if (std::find(inits.begin(), inits.end(), in) != inits.end()) {
+        bool done = false;
+        for (const auto& r : rules) done = done || r.pattern == exact_pattern(in);
+        if (!done) rule_for(in);
+      }
+  for (const auto& name : inits) {
+    bool done = false;
+    for (const auto& r : rules) done = done || r.pattern == exact_pattern(name);
+    if (!done) rule_for(name);
+  }
+  for (const auto& name : proposed_outputs_) rule_for(name);
+  return rules;
+}
+
+}  // namespace
+
+AxisNaming name_axes(const Model& model, const stage0::Stage0Result& analysed,
+                     const std::vector<LayoutRule>& layout, const std::string& origin) {
+  Namer namer(model, analysed, &layout, origin, false);
+  namer.run();
+  return namer.result();
+}
+
+std::vector<LayoutRule> propose_layout(const Model& model, const stage0::Stage0Result& analysed,
+                                       const std::string& origin) {
+  Namer namer(model, analysed, nullptr, origin, true);
+  namer.run();
+  return namer.proposal();
+}
+
+}  // namespace loam::axes

@@ -1,0 +1,561 @@
+#include "emit/module_writer.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "emit/bytes_literal.hpp"
+#include "emit/fixed_text.hpp"
+#include "emit/names.hpp"
+#include "emit/runtime_text.hpp"
+#include "support/error.hpp"
+
+namespace loam::emit {
+namespace {
+
+using lower::Arg;
+using lower::AxisName;
+using lower::TensorInfo;
+using stage0::Extent;
+
+std::string element_cpp(ElementType t) {
+  switch (t) {
+    case ElementType::F32: return "float";
+    case ElementType::I64: return "std::int64_t";
+    case ElementType::Bool: return "bool";
+    case ElementType::F16: return "Half";
+    case ElementType::BF16: return "BFloat16";
+    default: return "";
+  }
+}
+// Kernels compute half precision in float.
+std::string compute_cpp(ElementType t) {
+  return (t == ElementType::F16 || t == ElementType::BF16) ? "float" : element_cpp(t);
+}
+const char* safetensors_dtype(ElementType t) {
+  switch (t) {
+    case ElementType::F32: return "F32";
+    case ElementType::I64: return "I64";
+    case ElementType::Bool: return "BOOL";
+    case ElementType::F16: return "F16";
+    case ElementType::BF16: return "BF16";
+    default: return "";
+  }
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  static const char hex[] = "0123456789abcdef";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f || c == '?') {  // '?' too: no trigraph-like surprises
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+      out += "\"\"";  // end the escape so a following hex digit is not read into it
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+// A comment line may not carry a newline or a backslash at its end.
+std::string comment_safe(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) out += (c < 0x20 || c == '\\' || c >= 0x7f) ? '?' : static_cast<char>(c);
+  return out;
+}
+
+std::string number(double v) {
+  if (std::isnan(v)) return "std::numeric_limits<double>::quiet_NaN()";
+  if (std::isinf(v)) return v > 0 ? "std::numeric_limits<double>::infinity()" : "-std::numeric_limits<double>::infinity()";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+class Writer {
+ public:
+  Writer(const lower::LoweredModule& m, const ModuleOptions& o) : m_(m), o_(o) {}
+  WrittenModule run();
+
+ private:
+  const lower::LoweredModule& m_;
+  const ModuleOptions& o_;
+  NameMinter names_;
+  std::ostringstream out_;
+  ModuleInterface iface_;
+
+  std::map<std::string, std::string> device_;  // graph tensor -> local in forward
+  std::map<std::string, std::string> symbol_var_;  // symbol id -> local
+  std::map<std::string, TensorInfo> weight_info_;
+  std::string body_;  // forward's statements, in order
+
+  std::string axis_cpp(const AxisName& a) {
+    if (a.parts.size() == 1) return a.parts[0];
+    std::string s = "Merged<";
+    for (std::size_t i = 0; i < a.parts.size(); ++i) s += (i ? ", " : "") + a.parts[i];
+    return s + ">";
+  }
+  std::string axes_cpp(const std::vector<AxisName>& axes) {
+    std::string s = "Axes<";
+    for (std::size_t i = 0; i < axes.size(); ++i) s += (i ? ", " : "") + axis_cpp(axes[i]);
+    return s + ">";
+  }
+  std::string host_type(const TensorInfo& t) {
+    std::string e = element_cpp(t.elem);
+    if (e.empty())
+      fail(o_.source_name + ": tensor '" + t.name + "': element type " + element_type_name(t.elem) +
+           " cannot cross the module's boundary (float, float16, bfloat16, int64 and bool can)");
+    return "Tensor<" + e + ", " + axes_cpp(t.axes) + ">";
+  }
+  std::string device_type(const TensorInfo& t) {
+    std::string e = compute_cpp(t.elem);
+    if (e.empty())
+      fail(o_.source_name + ": tensor '" + t.name + "': element type " + element_type_name(t.elem) +
+           " is not one the kernels compute in");
+    return "typename LoamBackend::template Tensor<" + e + ", " + axes_cpp(t.axes) + ">";
+  }
+
+  // The C++ expression of an extent, defining derived symbols' locals ahead of the statement.
+  std::string extent_code(const Extent& e);
+  std::string symbol_code(stage0::SymbolId s);
+  std::string arg_code(const Arg& a, std::string& pre);
+
+  void write_axes();
+  void write_weights();
+  void write_forward();
+  std::string folded_literal(const lower::FoldedTensor& f);
+  std::vector<int64_t> static_extents(const TensorInfo& t) {
+    std::vector<int64_t> out;
+    for (const auto& d : t.dims) {
+      auto c = d.constant();
+      out.push_back(c ? *c : -1);
+    }
+    return out;
+  }
+};
+
+std::string Writer::symbol_code(stage0::SymbolId s) {
+  std::string key = std::to_string(s);
+  if (auto it = symbol_var_.find(key); it != symbol_var_.end()) return it->second;
+  const stage0::SymbolInfo& info = stage0::symbol_info(s);
+  if (info.kind == stage0::SymbolKind::Input)
+    fail(o_.source_name + ": symbol '" + info.name + "' is used before any input binds it");
+  std::vector<std::string> ops;
+  for (const auto& op : info.operands) ops.push_back(extent_code(op));
+  std::string expr;
+  using K = stage0::SymbolKind;
+  switch (info.kind) {
+    case K::Min: expr = "std::min<std::int64_t>(" + ops.at(0) + ", " + ops.at(1) + ")"; break;
+    case K::Max: expr = "std::max<std::int64_t>(" + ops.at(0) + ", " + ops.at(1) + ")"; break;
+    case K::CountMax0: expr = "std::max<std::int64_t>(0, " + ops.at(0) + ")"; break;
+    case K::FromEnd: expr = "(" + ops.at(0) + " < 0 ? " + ops.at(0) + " + " + ops.at(1) + " : " + ops.at(0) + ")"; break;
+    case K::FloorDiv: expr = "loam_floor_div(" + ops.at(0) + ", " + ops.at(1) + ")"; break;
+    case K::CeilDiv: expr = "loam_ceil_div(" + ops.at(0) + ", " + ops.at(1) + ")"; break;
+    case K::WrapI32:
+      expr = "static_cast<std::int64_t>(static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(" + ops.at(0) + "))))";
+      break;
+    case K::RoundF32: expr = "static_cast<std::int64_t>(static_cast<float>(" + ops.at(0) + "))"; break;
+    case K::RoundF16: expr = "static_cast<std::int64_t>(static_cast<float>(Half(static_cast<float>(" + ops.at(0) + "))))"; break;
+    default: fail(o_.source_name + ": derived symbol '" + info.display + "' has no spelling in C++");
+  }
+  std::string var = names_.fresh("loam_derived");
+  body_ += "  [[maybe_unused]] const std::int64_t " + var + " = " + expr + ";  // " + comment_safe(info.display) + "\n";
+  symbol_var_[key] = var;
+  return var;
+}
+
+std::string Writer::extent_code(const Extent& e) {
+  if (auto c = e.constant()) return "std::int64_t{" + std::to_string(*c) + "}";
+  std::string s;
+  for (const auto& t : e.terms()) {
+    std::string term = "std::int64_t{" + std::to_string(t.coeff) + "}";
+    for (const auto& [sym, pow] : t.mono)
+      for (uint32_t k = 0; k < pow; ++k) term += " * " + symbol_code(sym);
+    s += (s.empty() ? "" : " + ") + term;
+  }
+  if (e.constant_term() != 0) s += " + std::int64_t{" + std::to_string(e.constant_term()) + "}";
+  return "(" + s + ")";
+}
+
+std::string Writer::arg_code(const Arg& a, std::string& pre) {
+  switch (a.kind) {
+    case Arg::Kind::Tensor: {
+      auto it = device_.find(a.tensor);
+      if (it == device_.end()) fail(o_.source_name + ": tensor '" + a.tensor + "' is read before forward holds it");
+      return it->second;
+    }
+    case Arg::Kind::Code: return a.code;
+    case Arg::Kind::Scalar: return extent_code(a.extents.at(0));
+    case Arg::Kind::Extents: {
+      std::string s = "std::array<std::int64_t, " + std::to_string(a.extents.size()) + ">{";
+      for (std::size_t i = 0; i < a.extents.size(); ++i) s += (i ? ", " : "") + extent_code(a.extents[i]);
+      return s + "}";
+    }
+    case Arg::Kind::Expr: {
+      std::string var = names_.fresh("loam_expr");
+      pre += "  static constexpr ExprStep " + var + "[] = {";
+      for (std::size_t i = 0; i < a.expr.size(); ++i) {
+        const auto& st = a.expr[i];
+        pre += std::string(i ? ", " : "") + "{ExprOp::" + st.op + ", " + std::to_string(st.a) + ", " + std::to_string(st.b) +
+               ", " + number(st.p) + ", " + number(st.q) + "}";
+      }
+      pre += "};\n";
+      return "std::span<const ExprStep>(" + var + ")";
+    }
+  }
+  return "";
+}
+
+void Writer::write_axes() {
+  out_ << "// ---- axes: one marker type per axis; EXTENT where every value fixes its length\n";
+  for (const auto& a : m_.axes) {
+    names_.claim_axis(a, o_.source_name + ": layout");
+    auto it = m_.fixed_extent.find(a);
+    if (it != m_.fixed_extent.end())
+      out_ << "struct " << a << " { static constexpr std::int64_t EXTENT = " << it->second << "; };\n";
+    else
+      out_ << "struct " << a << " {};\n";
+  }
+  out_ << "\n";
+}
+
+void Writer::write_weights() {
+  // Which weights the module can supply itself: the graph's data, or a payload inline_weights reads.
+  bool all_embedded = true;
+  std::vector<std::byte> blob;
+  std::vector<std::pair<std::size_t, std::size_t>> where(m_.weights.size(), {0, 0});
+  std::vector<bool> embedded(m_.weights.size(), false);
+  for (std::size_t i = 0; i < m_.weights.size(); ++i) {
+    const auto& w = m_.weights[i];
+    const std::vector<std::byte>* bytes = nullptr;
+    if (w.data) bytes = &w.data->data;
+    else if (auto it = o_.inline_payloads.find(w.info.name); it != o_.inline_payloads.end()) bytes = &it->second;
+    if (!bytes) {
+      all_embedded = false;
+      continue;
+    }
+    // Align each payload to 64 bytes inside the one literal.
+    while (blob.size() % 64) blob.push_back(std::byte{0});
+    where[i] = {blob.size(), bytes->size()};
+    blob.insert(blob.end(), bytes->begin(), bytes->end());
+    embedded[i] = true;
+  }
+  iface_.has_embedded = all_embedded;
+
+  out_ << "// ---- weights\n";
+  out_ << "struct Weights {\n";
+  std::vector<std::string> members;
+  for (const auto& w : m_.weights) {
+    std::string id = names_.mint(w.info.name);
+    members.push_back(id);
+    weight_info_[w.info.name] = w.info;
+    out_ << "  " << host_type(w.info) << " " << id << ";  // " << comment_safe(w.info.name) << "\n";
+  }
+  out_ << "\n  // Checks the safetensors header it is given and every payload it reads; a LoadError names the\n"
+          "  // tensor and the axis that disagree.\n"
+          "  static LoadResult<Weights> load(std::span<const std::byte> checkpoint);\n";
+  if (all_embedded)
+    out_ << "  // The weights the graph carries, embedded in this header.\n"
+            "  static Weights embedded();\n";
+  out_ << "};\n\n";
+
+  // The embedded bytes: one string literal (no literal per element), read by memcpy.
+  bool any_embedded = !blob.empty();
+  if (any_embedded) {
+    out_ << "inline const std::byte* loam_embedded_bytes() {\n"
+            "  alignas(64) static const char bytes[] =\n";
+    write_bytes_literal(out_, blob, "      ");
+    out_ << ";\n  return reinterpret_cast<const std::byte*>(bytes);\n}\n\n";
+  }
+  auto extents_text = [&](const TensorInfo& t) {
+    std::string s = "{";
+    auto ext = static_extents(t);
+    for (std::size_t k = 0; k < ext.size(); ++k) {
+      if (ext[k] < 0) fail(o_.source_name + ": weight '" + t.name + "', axis " + std::to_string(k) + ": a weight's length must be a number");
+      s += (k ? ", " : "") + std::to_string(ext[k]);
+    }
+    return s + "}";
+  };
+  auto embedded_init = [&](std::ostream& os, std::size_t i, const char* target) {
+    const auto& w = m_.weights[i];
+    os << "  " << target << "." << members[i] << " = loam_tensor_from_bytes<" << element_cpp(w.info.elem) << ", "
+       << axes_cpp(w.info.axes) << ">(" << extents_text(w.info) << ", loam_embedded_bytes() + " << where[i].first << ");\n";
+  };
+  if (all_embedded) {
+    out_ << "inline Weights Weights::embedded() {\n  Weights w;\n";
+    for (std::size_t i = 0; i < m_.weights.size(); ++i) embedded_init(out_, i, "w");
+    out_ << "  return w;\n}\n\n";
+  }
+  out_ << "inline LoadResult<Weights> Weights::load([[maybe_unused]] std::span<const std::byte> checkpoint) {\n"
+          "  Weights w;\n";
+  bool needs_header = false;
+  for (std::size_t i = 0; i < m_.weights.size(); ++i)
+    if (!embedded[i]) needs_header = true;
+  if (needs_header)
+    out_ << "  auto header = loam_safetensors_parse(checkpoint);\n"
+            "  if (!header) return std::unexpected(header.error());\n";
+  for (std::size_t i = 0; i < m_.weights.size(); ++i) {
+    const auto& w = m_.weights[i];
+    if (embedded[i]) {
+      embedded_init(out_, i, "w");
+      continue;
+    }
+    const char* dtype = safetensors_dtype(w.info.elem);
+    out_ << "  {\n    auto t = loam_safetensors_take<" << element_cpp(w.info.elem) << ", " << axes_cpp(w.info.axes)
+         << ">(*header, checkpoint, " << quote(w.info.name) << ", \"" << dtype << "\", " << extents_text(w.info) << ", {";
+    for (std::size_t k = 0; k < w.info.axes.size(); ++k) out_ << (k ? ", " : "") << quote(w.info.axes[k].text());
+    out_ << "});\n    if (!t) return std::unexpected(t.error());\n    w." << members[i] << " = std::move(*t);\n  }\n";
+  }
+  out_ << "  return w;\n}\n\n";
+}
+
+std::string Writer::folded_literal(const lower::FoldedTensor& f) {
+  std::string e = element_cpp(f.info.elem);
+  std::size_t es = element_size(f.info.elem);
+  std::size_t n = es ? f.bytes.size() / es : 0;
+  std::string var = names_.fresh("loam_folded");
+  std::string init;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::byte* p = f.bytes.data() + i * es;
+    if (i) init += ", ";
+    if (f.info.elem == ElementType::F32) {
+      float x;
+      std::memcpy(&x, p, 4);
+      init += "static_cast<float>(" + number(x) + ")";
+    } else if (f.info.elem == ElementType::I64) {
+      int64_t x;
+      std::memcpy(&x, p, 8);
+      init += x == INT64_MIN ? "INT64_MIN" : "std::int64_t{" + std::to_string(x) + "}";
+    } else if (f.info.elem == ElementType::Bool) {
+      init += std::to_integer<int>(*p) ? "true" : "false";
+    } else {
+      fail(o_.source_name + ": folded tensor '" + f.info.name + "' has an element type the module cannot spell");
+    }
+  }
+  std::string ext = "{";
+  for (std::size_t k = 0; k < f.info.dims.size(); ++k) {
+    auto c = f.info.dims[k].constant();
+    if (!c) fail(o_.source_name + ": folded tensor '" + f.info.name + "' has a length only the run knows");
+    ext += (k ? ", " : "") + std::to_string(*c);
+  }
+  ext += "}";
+  std::string host = "Tensor<" + e + ", " + axes_cpp(f.info.axes) + ">";
+  if (n == 0) return host + "(" + host + "::Extents" + ext + ")";
+  body_ += "  static const " + e + " " + var + "[] = {" + init + "};  // " + comment_safe(f.info.name) + "\n";
+  return host + "::borrowed(" + host + "::Extents" + ext + ", " + var + ")";
+}
+
+void Writer::write_forward() {
+  // Parameters.
+  std::vector<std::string> params;
+  for (const auto& in : m_.inputs) {
+    std::string id = names_.mint(in.name);
+    params.push_back(id);
+    iface_.inputs.push_back({in.name, id, host_type(in), in.elem, in.axes.size()});
+  }
+  // Return type.
+  std::string ret;
+  iface_.outputs_struct = m_.outputs.size() != 1;
+  std::vector<std::string> fields;
+  if (iface_.outputs_struct) {
+    out_ << "// ---- outputs, in the order the graph declares them\nstruct Outputs {\n";
+    for (const auto& o : m_.outputs) {
+      std::string id = names_.mint(o.name);
+      fields.push_back(id);
+      out_ << "  " << host_type(o) << " " << id << ";  // " << comment_safe(o.name) << "\n";
+      iface_.outputs.push_back({o.name, id, host_type(o), o.elem, o.axes.size()});
+    }
+    out_ << "};\n\n";
+    ret = "Outputs";
+  } else {
+    ret = host_type(m_.outputs[0]);
+    iface_.outputs.push_back({m_.outputs[0].name, "", ret, m_.outputs[0].elem, m_.outputs[0].axes.size()});
+  }
+
+  // 1. Bind every input symbol, from the first input axis carrying it.
+  body_ += "  // Bind every symbol, then check every input extent and owed condition, before any kernel runs.\n";
+  std::map<std::string, const TensorInfo*> input_by_name;
+  std::map<std::string, std::string> param_of;
+  for (std::size_t i = 0; i < m_.inputs.size(); ++i) {
+    input_by_name[m_.inputs[i].name] = &m_.inputs[i];
+    param_of[m_.inputs[i].name] = params[i];
+  }
+  std::set<std::pair<std::string, std::size_t>> binding_axes;
+  for (const auto& b : m_.bindings) {
+    const TensorInfo* in = input_by_name.at(b.input);
+    std::string axis_name = in->axes.at(b.axis).text();
+    std::string len = param_of[b.input] + ".extent(" + std::to_string(b.axis) + ")";
+    stage0::SymbolId sym = stage0::input_symbol(b.symbol);
+    std::string var = names_.fresh(identifier_spelling(b.symbol));
+    if (b.alone) {
+      body_ += "  const std::int64_t " + var + " = " + len + ";  // " + comment_safe(b.symbol) + "\n";
+      binding_axes.insert({b.input, b.axis});
+    } else {
+      // The spelling is linear in the symbol: a * sym + rest, with rest over symbols bound already.
+      int64_t a = 0;
+      Extent rest = b.spelling;
+      for (const auto& t : b.spelling.terms())
+        if (t.mono.size() == 1 && t.mono[0].first == sym && t.mono[0].second == 1) a = t.coeff;
+      if (a == 0) fail(o_.source_name + ": symbol '" + b.symbol + "' cannot be read back from input '" + b.input + "'");
+      rest = rest - Extent(a) * Extent::symbol(sym);
+      std::string r = extent_code(rest);
+      body_ += "  if ((" + len + " - " + r + ") % " + std::to_string(a) + " != 0 || (" + len + " - " + r + ") / " +
+               std::to_string(a) + " < 0)\n    return std::unexpected(InputError{" + quote(b.input) + ", " + quote(axis_name) +
+               ", \"\", \"its length \" + std::to_string(" + len + ") + \" does not read back a length for " +
+               comment_safe(b.symbol) + "\"});\n";
+      body_ += "  const std::int64_t " + var + " = (" + len + " - " + r + ") / " + std::to_string(a) + ";  // " +
+               comment_safe(b.symbol) + "\n";
+    }
+    symbol_var_[std::to_string(sym)] = var;
+  }
+  // 2. Check every input extent.
+  for (std::size_t i = 0; i < m_.inputs.size(); ++i) {
+    const auto& in = m_.inputs[i];
+    for (std::size_t k = 0; k < in.dims.size(); ++k) {
+      if (binding_axes.count({in.name, k})) continue;
+      std::string len = params[i] + ".extent(" + std::to_string(k) + ")";
+      std::string want = extent_code(in.dims[k]);
+      body_ += "  if (" + len + " != " + want + ")\n    return std::unexpected(InputError{" + quote(in.name) + ", " +
+               quote(in.axes[k].text()) + ", \"\", \"is \" + std::to_string(" + len + ") + \" long; the graph needs " +
+               comment_safe(in.dims[k].to_string()) + " = \" + std::to_string(" + want + ")});\n";
+    }
+  }
+  // 3. Check every owed condition, naming the input and axis of its first symbol and the node.
+  for (const auto& c : m_.owed) {
+    std::string input, axis;
+    auto syms = stage0::input_symbols_of(c.slack);
+    for (const auto& b : m_.bindings) {
+      if (!syms.empty() && stage0::input_symbol(b.symbol) == syms[0]) {
+        input = b.input;
+        axis = input_by_name.at(b.input)->axes.at(b.axis).text();
+        break;
+      }
+    }
+    std::string slack = extent_code(c.slack);
+    body_ += "  if (" + slack + " < 0)  // " + comment_safe(c.to_string()) + "\n    return std::unexpected(InputError{" +
+             quote(input) + ", " + quote(axis) + ", " + quote(c.node) + ", " + quote(c.message) + "});\n";
+  }
+  // 4. Upload the inputs, widening a half to float.
+  body_ += "\n  // Inputs and weights onto the backend.\n";
+  for (std::size_t i = 0; i < m_.inputs.size(); ++i) {
+    const auto& in = m_.inputs[i];
+    std::string var = names_.fresh(params[i] + "_dev");
+    std::string up = "backend.upload(" + params[i] + ")";
+    if (compute_cpp(in.elem) != element_cpp(in.elem)) up = "backend.template cast<float>(" + up + ")";
+    body_ += "  const " + device_type(in) + " " + var + " = " + up + ";\n";
+    device_[in.name] = var;
+  }
+  for (const auto& w : m_.weights) {
+    std::string member = names_.mint(w.info.name);
+    std::string var = names_.fresh(member + "_dev");
+    std::string up = "backend.upload(weights." + member + ")";
+    if (compute_cpp(w.info.elem) != element_cpp(w.info.elem)) up = "backend.template cast<float>(" + up + ")";
+    body_ += "  const " + device_type(w.info) + " " + var + " = " + up + ";\n";
+    device_[w.info.name] = var;
+  }
+  for (const auto& f : m_.folded) {
+    std::string var = names_.fresh(identifier_spelling(f.info.name) + "_dev");
+    std::string lit = folded_literal(f);
+    body_ += "  const " + device_type(f.info) + " " + var + " = backend.upload(" + lit + ");\n";
+    device_[f.info.name] = var;
+  }
+  // 5. The kernels, in graph order; each result is declared with the axes the build computed, so a
+  // call whose kernel disagrees does not compile.
+  body_ += "\n  // Kernels.\n";
+  for (const auto& c : m_.calls) {
+    body_ += "  // node '" + comment_safe(c.node) + "' (" + comment_safe(c.op) + ")\n";
+    std::string pre, args;
+    for (std::size_t i = 0; i < c.args.size(); ++i) args += (i ? ", " : "") + arg_code(c.args[i], pre);
+    std::string targs;
+    if (!c.template_args.empty()) {
+      targs = ".template " + c.kernel + "<";
+      for (std::size_t i = 0; i < c.template_args.size(); ++i)
+        targs += (i ? ", " : "") + (c.template_args[i].axes ? axes_cpp(*c.template_args[i].axes) : c.template_args[i].code);
+      targs += ">";
+    } else {
+      targs = "." + c.kernel;
+    }
+    body_ += pre;
+    const TensorInfo& r = c.result_types.at(0);
+    std::string var = names_.mint(c.results.at(0));
+    body_ += "  const " + device_type(r) + " " + var + " = backend" + targs + "(" + args + ");\n";
+    device_[c.results.at(0)] = var;
+  }
+  // 6. Download the outputs, narrowing a half.
+  body_ += "\n  // Outputs.\n";
+  auto download = [&](const TensorInfo& o) {
+    std::string v = device_.at(o.name);
+    if (compute_cpp(o.elem) != element_cpp(o.elem))
+      return "backend.download(backend.template cast<" + element_cpp(o.elem) + ">(" + v + "))";
+    return "backend.download(" + v + ")";
+  };
+  if (iface_.outputs_struct) {
+    body_ += "  Outputs loam_outputs;\n";
+    for (std::size_t i = 0; i < m_.outputs.size(); ++i)
+      body_ += "  loam_outputs." + fields[i] + " = " + download(m_.outputs[i]) + ";\n";
+    body_ += "  return loam_outputs;\n";
+  } else {
+    body_ += "  return " + download(m_.outputs[0]) + ";\n";
+  }
+
+  out_ << "// ---- forward\n"
+          "// Runs the graph on `backend`. Returns an InputError naming the input, the axis and the node\n"
+          "// relying on it when an input's extents disagree with the graph or an owed condition fails;\n"
+          "// no kernel runs before every check has passed.\n"
+          "template <Backend LoamBackend>\n"
+          "RunResult<" << ret << "> forward(LoamBackend& backend, [[maybe_unused]] const Weights& weights";
+  for (std::size_t i = 0; i < m_.inputs.size(); ++i)
+    out_ << ",\n                     const " << host_type(m_.inputs[i]) << "& " << params[i];
+  out_ << ") {\n" << body_ << "}\n\n";
+}
+
+WrittenModule Writer::run() {
+  if (!is_plain_identifier(o_.name) || ReservedSet::standard().contains(o_.name))
+    fail("module name '" + o_.name + "' is not a free C++ identifier");
+  iface_.name = o_.name;
+  const RuntimeText& rt = runtime_text();
+  std::string prelude;
+  {
+    std::istringstream in{std::string(rt.prelude)};
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("#pragma once", 0) != 0) prelude += line + "\n";
+  }
+  // Names the module's own statements use are minted now, so a graph name cannot take them.
+  names_.fresh("loam_outputs");
+
+  std::ostringstream head;
+  head << "// Generated by loam 0.1.0 from " << comment_safe(o_.source_name) << ". Do not edit: regenerate.\n"
+       << "// Module '" << o_.name << "': everything it declares lives in namespace " << o_.name << ",\n"
+       << "// with its own copy of the Loam runtime; there is no library to link.\n"
+       << "#pragma once\n\n"
+       << "// ---- runtime prelude\n"
+       << prelude << "\n"
+       << "namespace " << o_.name << " {\n\n"
+       << rt.body << "\n"
+       << kModuleFixedText << "\n";
+  write_axes();
+  write_weights();
+  write_forward();
+  out_ << "}  // namespace " << o_.name << "\n";
+  WrittenModule w;
+  w.text = head.str() + out_.str();
+  w.interface = iface_;
+  return w;
+}
+
+}  // namespace
+
+WrittenModule write_module(const lower::LoweredModule& module, const ModuleOptions& options) {
+  Writer w(module, options);
+  return w.run();
+}
+
+}  // namespace loam::emit

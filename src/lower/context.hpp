@@ -1,0 +1,76 @@
+// What each operator family's lowering sees: the node, its operands' axis names and extents, and
+// the module being built. Internal to the lower room.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lower/module.hpp"
+
+namespace loam::lower {
+
+class LowerContext {
+ public:
+  LowerContext(const Model& model, const stage0::Stage0Result& st, const axes::AxisNaming& naming,
+               std::string origin, LoweredModule& out)
+      : model(model), st(st), naming(naming), origin(std::move(origin)), out(out) {}
+
+  const Model& model;
+  const stage0::Stage0Result& st;
+  const axes::AxisNaming& naming;
+  std::string origin;
+  LoweredModule& out;
+  const Node* node = nullptr;
+
+  std::string where() const;
+  [[noreturn]] void error(const std::string& message) const;
+
+  // The tensor as the module holds it (axes from naming; errors if it has none).
+  TensorInfo info(const std::string& tensor) const;
+  const stage0::ValueState& value(const std::string& tensor) const;
+  // Input i of the node (required).
+  const std::string& in(std::size_t i) const;
+  bool has(std::size_t i) const;
+  const std::string& out_name(std::size_t i = 0) const { return node->outputs.at(i); }
+
+  // Attributes.
+  int64_t attr_int(const char* name, int64_t dflt) const;
+  float attr_float(const char* name, float dflt) const;
+  std::string attr_string(const char* name, const std::string& dflt) const;
+  std::vector<int64_t> attr_ints(const char* name) const;
+  // Input i as numbers known at build time; error naming `what` otherwise.
+  std::vector<int64_t> folded_ints(std::size_t i, const std::string& what) const;
+  // Input i as floats known at build time, or nullopt.
+  std::optional<std::vector<float>> folded_floats(std::size_t i) const;
+  std::size_t norm_axis(int64_t axis, std::size_t rank) const;
+
+  // Adds a call for the current node.
+  void call(std::string kernel, std::vector<TypeArg> targs, std::vector<Arg> args,
+            std::vector<std::string> results = {});
+  // A tensor operand whose axes must be `to` (same rank): relabelled with `lift` where the layout
+  // named an axis of 1 apart from the one it meets. Returns the argument to pass.
+  Arg lifted(const std::string& tensor, const std::vector<AxisName>& to);
+  // Aligns an operand at the end of `out_axes` and lifts any axis of 1 whose name differs and is
+  // not fixed at 1; returns the argument to pass.
+  Arg broadcast_operand(const std::string& tensor, const std::vector<AxisName>& out_axes);
+
+  // The C++ element type the kernels compute a tensor of `t` in.
+  std::string compute_type(ElementType t) const;
+
+  int fresh_counter = 0;
+  std::map<std::string, TensorInfo> synthetic;  // locals lowering adds (relabelled operands)
+};
+
+// Each family returns false when the node's operator is not one of its own.
+bool lower_elementwise(LowerContext& cx, const Node& n);
+bool lower_products(LowerContext& cx, const Node& n);
+bool lower_windows(LowerContext& cx, const Node& n);
+bool lower_movement(LowerContext& cx, const Node& n);
+bool lower_normalization(LowerContext& cx, const Node& n);
+
+// "float", "std::int64_t", "bool", "Half", "BFloat16"; empty for a type the module cannot hold.
+std::string cpp_element_type(ElementType t);
+
+}  // namespace loam::lower

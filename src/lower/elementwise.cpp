@@ -1,0 +1,136 @@
+// Lowering of the elementwise operators: one unary operator becomes `unary`, everything else an
+// expression (`elementwise`, or `compare` for a bool result) over broadcast operands, with a
+// one-element float the build knows folded into the expression as a constant.
+#include <map>
+
+#include "axes/naming.hpp"
+#include "lower/context.hpp"
+
+namespace loam::lower {
+namespace {
+
+const std::map<std::string, std::string>& unary_ops() {
+  static const std::map<std::string, std::string> m = {
+      {"Neg", "Neg"},   {"Abs", "Abs"},       {"Relu", "Relu"}, {"Sigmoid", "Sigmoid"}, {"Tanh", "Tanh"},
+      {"Exp", "Exp"},   {"Log", "Log"},       {"Sqrt", "Sqrt"}, {"Erf", "Erf"}, {"Reciprocal", "Reciprocal"},
+      {"Floor", "Floor"}, {"Ceil", "Ceil"},   {"Round", "Round"}, {"Sign", "Sign"}, {"Not", "Not"},
+      {"Sin", "Sin"},   {"Cos", "Cos"},       {"Softplus", "Softplus"}};
+  return m;
+}
+
+const std::map<std::string, std::string>& binary_ops() {
+  static const std::map<std::string, std::string> m = {
+      {"Add", "Add"}, {"Sub", "Sub"}, {"Mul", "Mul"}, {"Div", "Div"}, {"Pow", "Pow"}, {"Max", "Max"},
+      {"Min", "Min"}, {"Mod", "Mod"}, {"PRelu", "PRelu"}, {"Equal", "Equal"}, {"Less", "Less"},
+      {"LessOrEqual", "LessOrEqual"}, {"Greater", "Greater"}, {"GreaterOrEqual", "GreaterOrEqual"},
+      {"And", "And"}, {"Or", "Or"}, {"Xor", "Xor"}, {"Sum", "Add"}, {"Mean", "Add"}};
+  return m;
+}
+
+bool is_bool_result(const std::string& op) {
+  return op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" ||
+         op == "GreaterOrEqual" || op == "And" || op == "Or" || op == "Xor";
+}
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  std::string s = buf;
+  if (s == "inf") return "std::numeric_limits<double>::infinity()";
+  if (s == "-inf") return "-std::numeric_limits<double>::infinity()";
+  if (s == "nan") return "std::numeric_limits<double>::quiet_NaN()";
+  return s;
+}
+
+}  // namespace
+
+bool lower_elementwise(LowerContext& cx, const Node& n) {
+  const std::string& op = n.op_type;
+  TensorInfo out = cx.info(n.outputs.at(0));
+
+  auto unary = [&](const std::string& expr_op, double p, double q) {
+    cx.call("unary", {}, {Arg::of_tensor(cx.in(0)), Arg::of_code("ExprOp::" + expr_op), Arg::of_code(num(p)),
+                          Arg::of_code(num(q))});
+  };
+
+  if (auto it = unary_ops().find(op); it != unary_ops().end() && n.domain.empty()) {
+    unary(it->second, 0, 0);
+    return true;
+  }
+  if (op == "LeakyRelu") return unary("LeakyRelu", cx.attr_float("alpha", 0.01f), 0), true;
+  if (op == "Elu") return unary("Elu", cx.attr_float("alpha", 1.0f), 0), true;
+  if (op == "HardSigmoid") return unary("HardSigmoid", cx.attr_float("alpha", 0.2f), cx.attr_float("beta", 0.5f)), true;
+  if (op == "Clip") {
+    double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+    if (cx.has(1)) {
+      auto v = cx.folded_floats(1);
+      if (!v || v->size() != 1) cx.error("the minimum '" + cx.in(1) + "' must be one number known at build time");
+      lo = (*v)[0];
+    }
+    if (cx.has(2)) {
+      auto v = cx.folded_floats(2);
+      if (!v || v->size() != 1) cx.error("the maximum '" + cx.in(2) + "' must be one number known at build time");
+      hi = (*v)[0];
+    }
+    return unary("Clip", lo, hi), true;
+  }
+  if (op == "Identity" || op == "Dropout") {
+    cx.call("identity", {}, {Arg::of_tensor(cx.in(0))});
+    if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty())
+      cx.error("the Dropout mask output is not supported");
+    return true;
+  }
+  if (op == "Cast") {
+    TensorInfo src = cx.info(cx.in(0));
+    std::string to = cx.compute_type(out.elem);
+    if (cx.compute_type(src.elem) == to) {
+      cx.call("identity", {}, {Arg::of_tensor(cx.in(0))});
+    } else {
+      cx.call("cast", {TypeArg::of_code(to)}, {Arg::of_tensor(cx.in(0))});
+    }
+    return true;
+  }
+  if (op == "Where") {
+    cx.call("where", {TypeArg::of_axes(out.axes)},
+            {cx.broadcast_operand(cx.in(0), out.axes), cx.broadcast_operand(cx.in(1), out.axes),
+             cx.broadcast_operand(cx.in(2), out.axes)});
+    return true;
+  }
+  auto bin = binary_ops().find(op);
+  if (bin == binary_ops().end() || !n.domain.empty()) return false;
+
+  // An expression over the operands: each tensor operand is an Operand step, a one-element float
+  // the build knows a Constant step; variadic Sum/Mean/Max/Min fold left.
+  std::vector<Arg::Step> steps;
+  std::vector<Arg> operands;
+  std::vector<int32_t> leaf;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    if (n.inputs[i].empty()) continue;
+    if (axes::is_folded_scalar_operand(n, i, cx.st)) {
+      auto v = cx.folded_floats(i);
+      steps.push_back({"Constant", 0, 0, (*v)[0], 0});
+    } else {
+      steps.push_back({"Operand", static_cast<int32_t>(operands.size()), 0, 0, 0});
+      operands.push_back(cx.broadcast_operand(n.inputs[i], out.axes));
+    }
+    leaf.push_back(static_cast<int32_t>(steps.size() - 1));
+  }
+  if (leaf.empty()) cx.error("no operands");
+  int32_t acc = leaf[0];
+  for (std::size_t k = 1; k < leaf.size(); ++k) {
+    steps.push_back({bin->second, acc, leaf[k], 0, 0});
+    acc = static_cast<int32_t>(steps.size() - 1);
+  }
+  if (op == "Mean" && leaf.size() > 1) {
+    steps.push_back({"Constant", 0, 0, 1.0 / static_cast<double>(leaf.size()), 0});
+    steps.push_back({"Mul", acc, static_cast<int32_t>(steps.size() - 1), 0, 0});
+  }
+  if (leaf.size() == 1) steps.push_back({"Identity", acc, 0, 0, 0});
+  if (operands.empty()) cx.error("every operand is a constant; the build should have folded it");
+  std::vector<Arg> args = {Arg::of_expr(steps)};
+  args.insert(args.end(), operands.begin(), operands.end());
+  cx.call(is_bool_result(op) ? "compare" : "elementwise", {TypeArg::of_axes(out.axes)}, args);
+  return true;
+}
+
+}  // namespace loam::lower

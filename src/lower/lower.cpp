@@ -1,0 +1,267 @@
+#include "lower/module.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "lower/context.hpp"
+#include "support/error.hpp"
+
+namespace loam::lower {
+
+std::string cpp_element_type(ElementType t) {
+  switch (t) {
+    case ElementType::F32: return "float";
+    case ElementType::I64: return "std::int64_t";
+    case ElementType::Bool: return "bool";
+    case ElementType::F16: return "Half";
+    case ElementType::BF16: return "BFloat16";
+    default: return "";
+  }
+}
+
+std::string LowerContext::where() const {
+  if (!node) return origin;
+  return origin + ": node '" + node->label() + "' (" + node->op_type + ")";
+}
+
+void LowerContext::error(const std::string& message) const { fail(where() + ": " + message); }
+
+const stage0::ValueState& LowerContext::value(const std::string& tensor) const {
+  const auto* v = st.find(tensor);
+  if (!v) error("tensor '" + tensor + "' has no analysed shape");
+  return *v;
+}
+
+TensorInfo LowerContext::info(const std::string& tensor) const {
+  TensorInfo t;
+  t.name = tensor;
+  const auto& v = value(tensor);
+  t.elem = v.elem;
+  t.dims = v.dims;
+  auto it = naming.values.find(tensor);
+  if (it == naming.values.end()) error("tensor '" + tensor + "' has no axis names");
+  t.axes = it->second;
+  return t;
+}
+
+const std::string& LowerContext::in(std::size_t i) const {
+  if (!has(i)) error("input " + std::to_string(i) + " is required");
+  return node->inputs[i];
+}
+bool LowerContext::has(std::size_t i) const { return i < node->inputs.size() && !node->inputs[i].empty(); }
+
+int64_t LowerContext::attr_int(const char* name, int64_t dflt) const {
+  const Attribute* a = node->attr(name);
+  if (!a) return dflt;
+  if (a->kind != Attribute::Kind::Int) error("attribute '" + std::string(name) + "' must be an int");
+  return a->i;
+}
+float LowerContext::attr_float(const char* name, float dflt) const {
+  const Attribute* a = node->attr(name);
+  if (!a) return dflt;
+  if (a->kind == Attribute::Kind::Int) return static_cast<float>(a->i);
+  if (a->kind != Attribute::Kind::Float) error("attribute '" + std::string(name) + "' must be a float");
+  return a->f;
+}
+std::string LowerContext::attr_string(const char* name, const std::string& dflt) const {
+  const Attribute* a = node->attr(name);
+  if (!a) return dflt;
+  if (a->kind != Attribute::Kind::String) error("attribute '" + std::string(name) + "' must be a string");
+  return a->s;
+}
+std::vector<int64_t> LowerContext::attr_ints(const char* name) const {
+  const Attribute* a = node->attr(name);
+  if (!a) return {};
+  if (a->kind != Attribute::Kind::Ints) error("attribute '" + std::string(name) + "' must be a list of ints");
+  return a->ints;
+}
+
+std::vector<int64_t> LowerContext::folded_ints(std::size_t i, const std::string& what) const {
+  const auto& v = value(in(i));
+  if (!v.value) error(what + " '" + in(i) + "' must be known at build time");
+  std::vector<int64_t> out;
+  if (v.value->kind == stage0::FoldedValue::Kind::Integer) {
+    for (const auto& e : v.value->ints) {
+      auto c = e.constant();
+      if (!c) error(what + " '" + in(i) + "' holds " + e.to_string() + ", which only the run knows");
+      out.push_back(*c);
+    }
+  } else {
+    for (float f : v.value->floats) out.push_back(static_cast<int64_t>(f));
+  }
+  return out;
+}
+
+std::optional<std::vector<float>> LowerContext::folded_floats(std::size_t i) const {
+  if (!has(i)) return std::nullopt;
+  const auto& v = value(in(i));
+  if (!v.value) return std::nullopt;
+  if (v.value->kind == stage0::FoldedValue::Kind::Float) return v.value->floats;
+  std::vector<float> out;
+  for (const auto& e : v.value->ints) {
+    auto c = e.constant();
+    if (!c) return std::nullopt;
+    out.push_back(static_cast<float>(*c));
+  }
+  return out;
+}
+
+std::size_t LowerContext::norm_axis(int64_t axis, std::size_t rank) const {
+  int64_t r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) error("axis " + std::to_string(axis) + " is outside rank " + std::to_string(rank));
+  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+}
+
+void LowerContext::call(std::string kernel, std::vector<TypeArg> targs, std::vector<Arg> args,
+                        std::vector<std::string> results) {
+  KernelCall c;
+  c.node = node->label();
+  c.op = node->op_type;
+  c.kernel = std::move(kernel);
+  c.template_args = std::move(targs);
+  c.args = std::move(args);
+  c.results = results.empty() ? std::vector<std::string>{node->outputs.at(0)} : std::move(results);
+  for (const auto& r : c.results) {
+    auto it = synthetic.find(r);
+    c.result_types.push_back(it != synthetic.end() ? it->second : info(r));
+  }
+  out.calls.push_back(std::move(c));
+}
+
+Arg LowerContext::lifted(const std::string& tensor, const std::vector<AxisName>& to) {
+  TensorInfo t = info(tensor);
+  if (t.axes == to) return Arg::of_tensor(tensor);
+  // A relabelled local: a call of its own defining "<tensor>@lift<n>".
+  std::string local = tensor + "@lift" + std::to_string(fresh_counter++);
+  KernelCall c;
+  c.node = node->label();
+  c.op = node->op_type;
+  c.kernel = "lift";
+  c.template_args = {TypeArg::of_axes(to)};
+  c.args = {Arg::of_tensor(tensor)};
+  c.results = {local};
+  synthetic[local] = TensorInfo{local, t.elem, to, t.dims};
+  c.result_types = {synthetic[local]};
+  out.calls.push_back(std::move(c));
+  return Arg::of_tensor(local);
+}
+
+Arg LowerContext::broadcast_operand(const std::string& tensor, const std::vector<AxisName>& out_axes) {
+  TensorInfo t = info(tensor);
+  if (t.axes.size() > out_axes.size()) error("operand '" + tensor + "' has more axes than the result");
+  std::vector<AxisName> to = t.axes;
+  bool change = false;
+  for (std::size_t k = 0; k < t.axes.size(); ++k) {
+    const AxisName& want = out_axes[out_axes.size() - t.axes.size() + k];
+    if (t.axes[k] == want) continue;
+    bool unit_fixed = t.axes[k].parts.size() == 1 && naming.fixed_extent.count(t.axes[k].parts[0]) &&
+                      naming.fixed_extent.at(t.axes[k].parts[0]) == 1;
+    if (unit_fixed) continue;
+    to[k] = want;
+    change = true;
+  }
+  return change ? lifted(tensor, to) : Arg::of_tensor(tensor);
+}
+
+std::string LowerContext::compute_type(ElementType t) const {
+  if (t == ElementType::F16 || t == ElementType::BF16) return "float";
+  std::string s = cpp_element_type(t);
+  if (s.empty()) error(std::string("element type ") + element_type_name(t) + " is not one the kernels compute in");
+  return s;
+}
+
+namespace {
+
+FoldedTensor fold_to_bytes(const stage0::ValueState& v, const TensorInfo& info, const std::string& where) {
+  FoldedTensor f;
+  f.info = info;
+  const auto& fv = *v.value;
+  auto put = [&](const void* p, std::size_t n) {
+    auto b = static_cast<const std::byte*>(p);
+    f.bytes.insert(f.bytes.end(), b, b + n);
+  };
+  ElementType e = info.elem;
+  if (fv.kind == stage0::FoldedValue::Kind::Float) {
+    if (e != ElementType::F32 && e != ElementType::F16 && e != ElementType::BF16)
+      fail(where + ": folded tensor '" + info.name + "' holds floats as " + element_type_name(e));
+    f.info.elem = ElementType::F32;
+    for (float x : fv.floats) put(&x, sizeof x);
+    return f;
+  }
+  for (const auto& x : fv.ints) {
+    auto c = x.constant();
+    if (!c) fail(where + ": tensor '" + info.name + "' holds " + x.to_string() + ", which only the run knows");
+    if (e == ElementType::I64) {
+      int64_t y = *c;
+      put(&y, 8);
+    } else if (e == ElementType::Bool) {
+      bool y = *c != 0;
+      put(&y, 1);
+    } else if (e == ElementType::F32) {
+      float y = static_cast<float>(*c);
+      put(&y, 4);
+    } else {
+      fail(where + ": folded tensor '" + info.name + "' of element type " + element_type_name(e) +
+           " is not one the module holds");
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
+LoweredModule lower_module(const Model& model, const stage0::Stage0Result& st,
+                           const axes::AxisNaming& naming, const std::string& origin) {
+  LoweredModule m;
+  m.axes = naming.axes;
+  m.fixed_extent = naming.fixed_extent;
+  m.owed = st.owed;
+  m.bindings = st.bindings;
+  LowerContext cx(model, st, naming, origin, m);
+
+  std::set<std::string> defined;  // tensors forward holds so far
+  for (const auto& name : st.inputs) {
+    m.inputs.push_back(cx.info(name));
+    defined.insert(name);
+  }
+  // A tensor a kernel reads or the graph returns that no kernel defines: a weight or a folded one.
+  auto provide = [&](const std::string& name) {
+    if (defined.count(name) || cx.synthetic.count(name)) return;
+    const auto& v = cx.value(name);
+    TensorInfo info = cx.info(name);
+    if (v.source == stage0::ValueState::Source::Initializer) {
+      Weight w;
+      w.info = info;
+      w.data = model.graph.initializer(name);
+      if (w.data && !w.data->has_data) w.data = nullptr;
+      m.weights.push_back(std::move(w));
+    } else if (v.value) {
+      m.folded.push_back(fold_to_bytes(v, info, cx.where()));
+    } else {
+      fail(origin + ": tensor '" + name + "' is read before any node defines it");
+    }
+    defined.insert(name);
+  };
+  for (const auto& ns : st.nodes) {
+    if (ns.folded) continue;
+    const Node& n = model.graph.nodes.at(ns.index);
+    cx.node = &n;
+    for (auto i : axes::data_operands(n))
+      if (!axes::is_folded_scalar_operand(n, i, st)) provide(n.inputs[i]);
+    bool done = lower_elementwise(cx, n) || lower_products(cx, n) || lower_windows(cx, n) ||
+                lower_movement(cx, n) || lower_normalization(cx, n);
+    if (!done)
+      cx.error(std::string("no kernel computes operator ") + (n.domain.empty() ? "" : n.domain + ".") + n.op_type);
+    for (const auto& o : n.outputs)
+      if (!o.empty()) defined.insert(o);
+  }
+  cx.node = nullptr;
+  for (const auto& name : st.outputs) {
+    provide(name);
+    m.outputs.push_back(cx.info(name));
+  }
+  return m;
+}
+
+}  // namespace loam::lower

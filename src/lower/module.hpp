@@ -1,0 +1,103 @@
+// What a generated module computes, as data: its boundary (inputs, outputs, weights), the tensors the
+// build folded that a kernel reads, and the kernel calls `forward` makes in order, each with the axis
+// lists it is spelled with. Lowering (this room) produces it; the module writer (src/emit/) prints it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "axes/naming.hpp"
+#include "graph/graph.hpp"
+#include "stage0/stage0.hpp"
+
+namespace loam::lower {
+
+using axes::AxisName;
+using stage0::Extent;
+
+// A tensor the module holds: its element type, axis names and extents.
+struct TensorInfo {
+  std::string name;  // the graph's tensor name
+  ElementType elem = ElementType::Undefined;
+  std::vector<AxisName> axes;
+  std::vector<Extent> dims;
+};
+
+// One argument of a kernel call.
+struct Arg {
+  enum class Kind : uint8_t {
+    Tensor,   // `tensor`: a graph tensor (a local, an input or a weight)
+    Extents,  // `extents`: a brace list of lengths, printed with the symbols forward binds
+    Code,     // `code`: C++ text as is (an ExprOp, a WindowParams, a number)
+    Expr,     // `expr`: an elementwise expression, printed as an ExprStep array ahead of the call
+    Scalar,   // `extents[0]`: one length or index, printed as an int64 expression
+  };
+  Kind kind = Kind::Code;
+  std::string tensor;
+  std::vector<Extent> extents;
+  std::string code;
+  struct Step {
+    std::string op;  // ExprOp enumerator name
+    int32_t a = 0, b = 0;
+    double p = 0, q = 0;
+  };
+  std::vector<Step> expr;
+
+  static Arg of_tensor(std::string t) { Arg a; a.kind = Kind::Tensor; a.tensor = std::move(t); return a; }
+  static Arg of_extents(std::vector<Extent> e) { Arg a; a.kind = Kind::Extents; a.extents = std::move(e); return a; }
+  static Arg of_scalar(Extent e) { Arg a; a.kind = Kind::Scalar; a.extents = {std::move(e)}; return a; }
+  static Arg of_code(std::string c) { Arg a; a.kind = Kind::Code; a.code = std::move(c); return a; }
+  static Arg of_expr(std::vector<Step> s) { Arg a; a.kind = Kind::Expr; a.expr = std::move(s); return a; }
+};
+
+// One template argument: an axis list (printed as Axes<...>) or C++ text (an element type, a bool).
+struct TypeArg {
+  std::optional<std::vector<AxisName>> axes;
+  std::string code;
+  static TypeArg of_axes(std::vector<AxisName> a) { TypeArg t; t.axes = std::move(a); return t; }
+  static TypeArg of_code(std::string c) { TypeArg t; t.code = std::move(c); return t; }
+};
+
+// `result = backend.kernel<template_args>(args);` — or, with several results, a structured binding.
+struct KernelCall {
+  std::string node;  // the node's label, for the comment above the call
+  std::string op;    // its op_type
+  std::string kernel;
+  std::vector<TypeArg> template_args;
+  std::vector<Arg> args;
+  std::vector<std::string> results;  // graph tensor names the call defines
+  std::vector<TensorInfo> result_types;  // one per result
+};
+
+// A tensor the build knows that a kernel reads or the graph returns: spelled in the module.
+struct FoldedTensor {
+  TensorInfo info;
+  std::vector<std::byte> bytes;  // little-endian elements of info.elem
+};
+
+struct Weight {
+  TensorInfo info;
+  const TensorData* data = nullptr;  // the graph's data, if it carries it; else the checkpoint's
+};
+
+struct LoweredModule {
+  std::vector<TensorInfo> inputs;   // forward's tensor parameters, in graph order
+  std::vector<TensorInfo> outputs;  // what forward returns, in order
+  std::vector<Weight> weights;
+  std::vector<FoldedTensor> folded;
+  std::vector<KernelCall> calls;
+  std::vector<std::string> axes;              // plain axis names, first appearance
+  std::map<std::string, int64_t> fixed_extent;  // EXTENT of an axis every value fixes
+  std::vector<stage0::OwedCondition> owed;
+  std::vector<stage0::SymbolBinding> bindings;
+};
+
+// Lowers every kernel node. Throws loam::Error naming the file and node for an operator (or a form
+// of one) no kernel computes.
+LoweredModule lower_module(const Model& model, const stage0::Stage0Result& analysed,
+                           const axes::AxisNaming& naming, const std::string& origin);
+
+}  // namespace loam::lower

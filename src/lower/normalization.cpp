@@ -1,0 +1,78 @@
+// Lowering of the operators that read a whole axis at once: Softmax and LogSoftmax (and the
+// flattened forms before opset 13), the reductions, ArgMax, BatchNormalization (inference) and
+// LayerNormalization.
+#include "lower/context.hpp"
+
+namespace loam::lower {
+namespace {
+
+std::string flt(float v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9gf", v);
+  return buf;
+}
+
+}  // namespace
+
+bool lower_normalization(LowerContext& cx, const Node& n) {
+  const std::string& op = n.op_type;
+  if (n.domain == "loam" && (op == "SoftmaxFlattened" || op == "LogSoftmaxFlattened")) {
+    cx.call(op == "SoftmaxFlattened" ? "softmax_flattened" : "log_softmax_flattened", {},
+            {Arg::of_tensor(cx.in(0)), Arg::of_code(std::to_string(cx.attr_int("axis", 1)))});
+    return true;
+  }
+  if (!n.domain.empty()) return false;
+  if (op == "Softmax" || op == "LogSoftmax") {
+    cx.call(op == "Softmax" ? "softmax" : "log_softmax", {},
+            {Arg::of_tensor(cx.in(0)), Arg::of_code(std::to_string(cx.attr_int("axis", -1)))});
+    return true;
+  }
+  static const std::map<std::string, std::string> reductions = {
+      {"ReduceSum", "reduce_sum"}, {"ReduceMean", "reduce_mean"}, {"ReduceMax", "reduce_max"},
+      {"ReduceMin", "reduce_min"}, {"ReduceProd", "reduce_prod"}};
+  if (auto it = reductions.find(op); it != reductions.end()) {
+    TensorInfo out = cx.info(n.outputs.at(0));
+    std::vector<int64_t> axes;
+    if (cx.has(1)) axes = cx.folded_ints(1, "the axes");
+    else axes = cx.attr_ints("axes");
+    std::vector<Extent> ax(axes.begin(), axes.end());
+    cx.call(it->second, {TypeArg::of_axes(out.axes)},
+            {Arg::of_tensor(cx.in(0)), Arg::of_extents(ax), Arg::of_code(cx.attr_int("keepdims", 1) ? "true" : "false"),
+             Arg::of_code(cx.attr_int("noop_with_empty_axes", 0) ? "true" : "false")});
+    return true;
+  }
+  if (op == "ArgMax") {
+    TensorInfo out = cx.info(n.outputs.at(0));
+    cx.call("argmax", {TypeArg::of_axes(out.axes)},
+            {Arg::of_tensor(cx.in(0)), Arg::of_code(std::to_string(cx.attr_int("axis", 0))),
+             Arg::of_code(cx.attr_int("keepdims", 1) ? "true" : "false"),
+             Arg::of_code(cx.attr_int("select_last_index", 0) ? "true" : "false")});
+    return true;
+  }
+  if (op == "BatchNormalization") {
+    if (n.outputs.size() > 1)
+      for (std::size_t k = 1; k < n.outputs.size(); ++k)
+        if (!n.outputs[k].empty()) cx.error("training-mode outputs are not supported");
+    TensorInfo x = cx.info(cx.in(0));
+    if (x.axes.size() < 2) cx.error("the input needs a channel axis");
+    std::vector<AxisName> channel = {x.axes[1]};
+    cx.call("batch_normalization", {},
+            {Arg::of_tensor(cx.in(0)), cx.lifted(cx.in(1), channel), cx.lifted(cx.in(2), channel),
+             cx.lifted(cx.in(3), channel), cx.lifted(cx.in(4), channel), Arg::of_code(flt(cx.attr_float("epsilon", 1e-5f)))});
+    return true;
+  }
+  if (op == "LayerNormalization") {
+    for (std::size_t k = 1; k < n.outputs.size(); ++k)
+      if (!n.outputs[k].empty()) cx.error("the Mean and InvStdDev outputs are not supported");
+    std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1))};
+    if (cx.has(2)) args.push_back(Arg::of_tensor(cx.in(2)));
+    else args.push_back(Arg::of_code("nullptr"));
+    args.push_back(Arg::of_code(std::to_string(cx.attr_int("axis", -1))));
+    args.push_back(Arg::of_code(flt(cx.attr_float("epsilon", 1e-5f))));
+    cx.call("layer_normalization", {}, args);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace loam::lower

@@ -1,0 +1,43 @@
+// Lowering of MatMul and Gemm. A product whose operands carry the matmul signature's form
+// ([..Bs, M, K] x [..Bs, K, N], or a rank-2 side) calls `matmul`, whose signature checks the axes;
+// every other form ONNX admits (a rank-1 operand, a stretched batch axis of 1) `matmul_broadcast`,
+// which takes the result's axes as the build computed them.
+#include "lower/context.hpp"
+
+namespace loam::lower {
+
+bool lower_products(LowerContext& cx, const Node& n) {
+  if (!n.domain.empty()) return false;
+  if (n.op_type == "MatMul") {
+    TensorInfo a = cx.info(cx.in(0)), b = cx.info(cx.in(1)), out = cx.info(n.outputs.at(0));
+    if (a.elem != ElementType::F32 || b.elem != ElementType::F32) cx.error("MatMul computes in float only");
+    bool plain = a.axes.size() >= 2 && b.axes.size() >= 2;
+    if (plain && a.axes.size() > 2 && b.axes.size() > 2) {
+      plain = a.axes.size() == b.axes.size() &&
+              std::equal(a.axes.begin(), a.axes.end() - 2, b.axes.begin());
+    }
+    if (plain) cx.call("matmul", {}, {Arg::of_tensor(a.name), Arg::of_tensor(b.name)});
+    else cx.call("matmul_broadcast", {TypeArg::of_axes(out.axes)}, {Arg::of_tensor(a.name), Arg::of_tensor(b.name)});
+    return true;
+  }
+  if (n.op_type == "Gemm") {
+    bool ta = cx.attr_int("transA", 0) != 0, tb = cx.attr_int("transB", 0) != 0;
+    float alpha = cx.attr_float("alpha", 1.0f), beta = cx.attr_float("beta", 1.0f);
+    std::vector<TypeArg> targs = {TypeArg::of_code(ta ? "true" : "false"), TypeArg::of_code(tb ? "true" : "false")};
+    char al[32], be[32];
+    std::snprintf(al, sizeof al, "%.9gf", alpha);
+    std::snprintf(be, sizeof be, "%.9gf", beta);
+    if (cx.has(2)) {
+      TensorInfo out = cx.info(n.outputs.at(0));
+      cx.call("gemm", targs,
+              {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)), cx.broadcast_operand(cx.in(2), out.axes),
+               Arg::of_code(al), Arg::of_code(be)});
+    } else {
+      cx.call("gemm", targs, {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)), Arg::of_code(al)});
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace loam::lower

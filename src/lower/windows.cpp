@@ -1,0 +1,60 @@
+// Lowering of the window operators: Conv, MaxPool, AveragePool over any number of spatial axes, and
+// the global pools. The output's spatial axes are the layout's (a window places its output on a grid
+// of its own), so each call spells its result's axes.
+#include "lower/context.hpp"
+
+namespace loam::lower {
+namespace {
+
+std::string list(const std::vector<int64_t>& v) {
+  std::string s = "{";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "}";
+}
+
+std::string window_params(LowerContext& cx) {
+  std::string pad = cx.attr_string("auto_pad", "NOTSET");
+  std::string ap = pad == "SAME_UPPER" ? "AutoPad::SameUpper"
+                 : pad == "SAME_LOWER" ? "AutoPad::SameLower"
+                 : pad == "VALID"      ? "AutoPad::Valid"
+                 : pad == "NOTSET"     ? "AutoPad::NotSet"
+                                       : "";
+  if (ap.empty()) cx.error("auto_pad '" + pad + "' is not one ONNX defines");
+  return "WindowParams{" + list(cx.attr_ints("kernel_shape")) + ", " + list(cx.attr_ints("strides")) + ", " +
+         list(cx.attr_ints("pads")) + ", " + list(cx.attr_ints("dilations")) + ", " +
+         std::to_string(cx.attr_int("group", 1)) + ", " + ap + ", " +
+         (cx.attr_int("ceil_mode", 0) ? "true" : "false") + ", " +
+         (cx.attr_int("count_include_pad", 0) ? "true" : "false") + "}";
+}
+
+}  // namespace
+
+bool lower_windows(LowerContext& cx, const Node& n) {
+  if (!n.domain.empty()) return false;
+  const std::string& op = n.op_type;
+  if (op == "Conv") {
+    TensorInfo out = cx.info(n.outputs.at(0));
+    std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1))};
+    if (cx.has(2)) args.push_back(Arg::of_tensor(cx.in(2)));
+    args.push_back(Arg::of_code(window_params(cx)));
+    cx.call("conv", {TypeArg::of_axes(out.axes)}, args);
+    return true;
+  }
+  if (op == "MaxPool" || op == "AveragePool") {
+    if (n.outputs.size() > 1 && !n.outputs[1].empty()) cx.error("the MaxPool indices output is not supported");
+    if (cx.attr_int("storage_order", 0) != 0) cx.error("storage_order 1 is not supported");
+    TensorInfo out = cx.info(n.outputs.at(0));
+    cx.call(op == "MaxPool" ? "max_pool" : "average_pool", {TypeArg::of_axes(out.axes)},
+            {Arg::of_tensor(cx.in(0)), Arg::of_code(window_params(cx))});
+    return true;
+  }
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+    TensorInfo out = cx.info(n.outputs.at(0));
+    cx.call(op == "GlobalAveragePool" ? "global_average_pool" : "global_max_pool", {TypeArg::of_axes(out.axes)},
+            {Arg::of_tensor(cx.in(0))});
+    return true;
+  }
+  return false;
+}
+
+}  // namespace loam::lower
