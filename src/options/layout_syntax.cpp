@@ -40,6 +40,9 @@ std::optional<std::size_t> scan_bracket(std::string_view pat, std::size_t p, uns
       return i + 1;
     }
     first = false;
+    if (ch == '[' && i + 1 < pat.size() && (pat[i + 1] == ':' || pat[i + 1] == '=' || pat[i + 1] == '.') &&
+        error && error->empty())
+      *error = std::string("'[") + pat[i + 1] + "' inside a bracket starts a POSIX class, which layout patterns do not support";
     unsigned char lo;
     if (ch == '\\') {
       if (i + 1 >= pat.size()) return std::nullopt;

@@ -39,8 +39,9 @@ bool is_axis_identifier(std::string_view name);
 // `[^a]` one character of a set, `\x` the character x. Matching is bytewise.
 bool wildcard_match(std::string_view pattern, std::string_view name);
 
-// Refuses a pattern the matcher would read other than its writer meant: an unterminated `[`, an
-// empty or reversed range, a trailing backslash, an empty pattern. Message without a location.
+// Refuses a pattern the matcher would read other than its writer meant: an unterminated `[`, a
+// reversed range, a POSIX class (`[[:alpha:]]`), a trailing backslash, an empty pattern. The message
+// carries no location; the caller prefixes the file and key.
 void validate_wildcard(std::string_view pattern);
 
 }  // namespace loam

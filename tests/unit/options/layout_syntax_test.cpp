@@ -107,6 +107,8 @@ TEST(Wildcard, ValidationRefusesWhatWouldMisread) {
   EXPECT_EQ(error(""), "an empty pattern matches no tensor");
   EXPECT_EQ(error("h.[0-9"), "pattern 'h.[0-9': the '[' at position 2 is never closed (write '\\[' for the character itself)");
   EXPECT_EQ(error("w\\"), "pattern 'w\\' ends in a lone backslash");
+  EXPECT_EQ(error("[[:digit:]]"), "pattern '[[:digit:]]': '[:' inside a bracket starts a POSIX class, which layout patterns do not support");
+  EXPECT_EQ(error("[[]"), "no error");
   EXPECT_EQ(error("[z-a]"), "pattern '[z-a]': range 'z-a' is reversed and matches nothing");
 }
 
