@@ -1,0 +1,21 @@
+# Runs one compile-fail case: the case compiled with -DLOAM_CONTROL (its correct twin) must build,
+# and compiled as is must fail with a message matching the case's `// expect: REGEX` line.
+# Variables: COMPILER, CASE, INCLUDE.
+file(STRINGS "${CASE}" expect_lines REGEX "^// expect: ")
+if(NOT expect_lines)
+  message(FATAL_ERROR "${CASE}: no `// expect: REGEX` line")
+endif()
+list(GET expect_lines 0 expect)
+string(REPLACE "// expect: " "" expect "${expect}")
+set(flags -std=c++23 -fsyntax-only -Wall -Wextra -I${INCLUDE})
+execute_process(COMMAND ${COMPILER} ${flags} -DLOAM_CONTROL ${CASE} RESULT_VARIABLE control_rc OUTPUT_VARIABLE control_out ERROR_VARIABLE control_out)
+if(NOT control_rc EQUAL 0)
+  message(FATAL_ERROR "the correct twin of ${CASE} does not compile, so the case proves nothing:\n${control_out}")
+endif()
+execute_process(COMMAND ${COMPILER} ${flags} ${CASE} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "${CASE} compiled, but must not")
+endif()
+if(NOT out MATCHES "${expect}")
+  message(FATAL_ERROR "${CASE} failed to compile, but not with /${expect}/:\n${out}")
+endif()
