@@ -726,7 +726,10 @@ void write_params(Writer& w, const Whg1Graph& g, const Operator& op, const std::
           w.u8(p.w_bytes);
           w.zeros(3);
           write_rq(w, p.rq, p.cout, where);
-          const std::size_t n = p.groups == 0 ? 0 : std::size_t{p.cout} * (cin / p.groups) * p.kh * p.kw;
+          // With groups not dividing cin the record has no weight count: the weights are written
+          // as given, so that such a graph can be written and refused by the reader.
+          const bool counted = p.groups != 0 && cin % p.groups == 0;
+          const std::size_t n = counted ? std::size_t{p.cout} * (cin / p.groups) * p.kh * p.kw : p.weights.size();
           w.ints(p.weights, n, p.w_bytes, where + " Wt");
         } else if constexpr (std::is_same_v<P, ConvTransposeParams>) {
           for (auto v : {p.cout, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw, p.oph, p.opw}) w.u32(v);
