@@ -269,6 +269,7 @@ std::string Extent::to_string() const {
   }
   std::sort(ps.begin(), ps.end(), [](const Printed& a, const Printed& b) {
     if (a.degree != b.degree) return a.degree > b.degree;
+    if ((a.coeff > 0) != (b.coeff > 0)) return a.coeff > 0;  // "M - N" rather than "-N + M"
     return a.mono < b.mono;
   });
   std::string out;
@@ -526,6 +527,26 @@ Proof prove_search(const Extent& e, int& budget) {
     if (t.mono.size() != 1 || t.mono[0].second != 1) continue;
     SymbolId s = t.mono[0].first;
     if (is_input_symbol(s)) continue;
+    // max(a, b) <= x where a <= x and b <= x; min(a, b) >= x where a >= x and b >= x.
+    const SymbolInfo& info = symbol_info(s);
+    if ((info.kind == SymbolKind::Max && t.coeff < 0) || (info.kind == SymbolKind::Min && t.coeff > 0)) {
+      bool all = true;
+      for (const Extent& operand : info.operands) {
+        if (--budget < 0) return Proof::Unknown;
+        Extent e2;
+        try {
+          e2 = e.substitute(s, operand);
+        } catch (const Error&) {
+          all = false;
+          break;
+        }
+        if (prove_search(e2, budget) != Proof::Holds) {
+          all = false;
+          break;
+        }
+      }
+      if (all) return Proof::Holds;
+    }
     for (const Extent& repl : bounding_expressions(s, /*upper=*/t.coeff < 0)) {
       if (--budget < 0) return Proof::Unknown;
       Extent e2;

@@ -31,7 +31,7 @@ void OwedConditions::require(const Extent& slack, OwedKind kind, const std::stri
   switch (prove_nonnegative(slack)) {
     case Proof::Holds: return;
     case Proof::Fails:
-      fail(node + ": " + message + " fails for every input (" + slack.to_string() + " >= 0 never holds)");
+      fail(node + ": the condition that " + message + " fails for every input (" + slack.to_string() + " >= 0 never holds)");
     case Proof::Unknown: break;
   }
   auto it = std::lower_bound(seen_.begin(), seen_.end(), slack);

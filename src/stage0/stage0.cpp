@@ -159,22 +159,25 @@ struct Run {
       for (SymbolId s : e.symbols())
         if (!bound.count(s)) open.push_back(s);
     };
-    bool changed = true;
     std::vector<SymbolId> open;
-    while (changed) {
-      changed = false;
+    // A name an input axis carries alone binds from the first such axis.
+    auto bind_alone = [&] {
       for (const auto& a : axes) {
-        ValueState& v = result.values.at(a.input);
-        const Extent& e = v.dims[a.axis];
+        const Extent& e = result.values.at(a.input).dims[a.axis];
         if (auto s = e.as_symbol(); s && !bound.count(*s)) {
           bound.insert(*s);
           result.bindings.push_back({symbol_display(*s), a.input, a.axis, e, true});
-          changed = true;
-          continue;
         }
+      }
+    };
+    bind_alone();
+    for (;;) {
+      // Else a name is read back from the first axis linear in it once its other names are bound.
+      bool changed = false;
+      for (const auto& a : axes) {
+        const Extent& e = result.values.at(a.input).dims[a.axis];
         all_inputs_bound(e, open);
         if (open.size() != 1) continue;
-        // Linear in the one open name: every term holding it holds it to the first power.
         bool linear = true;
         for (const auto& t : e.terms())
           for (const auto& [s, p] : t.mono)
@@ -183,6 +186,7 @@ struct Run {
         bound.insert(open[0]);
         result.bindings.push_back({symbol_display(open[0]), a.input, a.axis, e, false});
         changed = true;
+        break;
       }
       if (changed) continue;
       // A spelling over a name no input axis yields is one opaque name after all.
@@ -193,6 +197,8 @@ struct Run {
         v.dims[a.axis] = Extent::symbol(input_symbol(a.dim->param));
         changed = true;
       }
+      if (!changed) break;
+      bind_alone();
     }
   }
 

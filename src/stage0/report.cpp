@@ -1,0 +1,59 @@
+#include "stage0/report.hpp"
+
+#include <sstream>
+
+namespace loam::stage0 {
+
+namespace {
+
+std::string value_line(const ValueState& v) {
+  std::string s = v.name + ": " + element_type_name(v.elem) + " " + v.shape_string();
+  if (!v.value) return s;
+  constexpr std::size_t kShown = 16;
+  s += " = [";
+  std::size_t n = v.value->size();
+  for (std::size_t i = 0; i < n && i < kShown; ++i) {
+    if (i) s += ", ";
+    if (v.value->kind == FoldedValue::Kind::Integer) {
+      s += v.value->ints[i].to_string();
+    } else {
+      std::ostringstream o;
+      o << v.value->floats[i];
+      s += o.str();
+    }
+  }
+  if (n > kShown) s += ", ... (" + std::to_string(n) + " elements)";
+  return s + "]";
+}
+
+}  // namespace
+
+std::string check_report(const loam::Model& model, const Stage0Result& r) {
+  std::string out;
+  out += "inputs:\n";
+  for (const auto& name : r.inputs) out += "  " + value_line(r.value(name)) + "\n";
+  if (!r.bindings.empty()) {
+    out += "symbols:\n";
+    for (const auto& b : r.bindings)
+      out += "  " + b.symbol + (b.alone ? " is" : " is read back from") + " axis " + std::to_string(b.axis) + " of '" +
+             b.input + "'" + (b.alone ? "" : " (" + b.spelling.to_string() + ")") + "\n";
+  }
+  std::size_t folded = 0;
+  out += "nodes:\n";
+  for (const auto& ns : r.nodes) {
+    const Node& n = model.graph.nodes[ns.index];
+    folded += ns.folded;
+    out += "  " + n.label() + ": " + (ns.folded ? "folded" : "kernel") + "\n";
+    for (const auto& o : n.outputs)
+      if (!o.empty()) out += "    " + value_line(r.value(o)) + "\n";
+  }
+  out += "outputs:\n";
+  for (const auto& name : r.outputs) out += "  " + value_line(r.value(name)) + "\n";
+  out += std::to_string(r.nodes.size()) + " nodes, " + std::to_string(folded) + " folded, " +
+         std::to_string(r.nodes.size() - folded) + " kernels\n";
+  out += "owed conditions: " + std::to_string(r.owed.size()) + "\n";
+  for (const auto& c : r.owed) out += "  " + c.to_string() + "\n";
+  return out;
+}
+
+}  // namespace loam::stage0
