@@ -43,6 +43,14 @@ struct MatMulRule {
   using Result = AxisJoin<Batch, Axes<M, N>>;
 };
 
+// The kernels' loops are written to vectorise; GCC does so at -O3 only, so the CPU backend asks for
+// it whatever the module is compiled with (restored after the backend). Short zeroing and copying
+// loops stay loops rather than becoming calls to memset and memcpy.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3", "no-tree-loop-distribute-patterns")
+#endif
+
 struct Cpu {
   template <class E, class L>
   using Tensor = HostTensor<E, L>;
@@ -406,83 +414,129 @@ struct Cpu {
     }
   }
 
-  // Evaluates `expr` over operands already stretched to `count` elements (or single scalars),
-  // writing the last step into out (converted to O).
-  template <class T, class O>
-  static void evaluate(std::span<const ExprStep> expr, const std::vector<const T*>& operand, const std::vector<bool>& scalar,
-                       std::int64_t count, O* out) {
-    const std::size_t steps = expr.size();
-    // Arrays rather than vectors: T may be bool.
-    std::unique_ptr<T[]> scratch(new T[steps * static_cast<std::size_t>(EXPR_BLOCK)]);
-    std::vector<const T*> value(steps);
-    std::vector<bool> is_scalar(steps);
-    std::unique_ptr<T[]> constant(new T[steps]());
-    for (std::size_t i = 0; i < steps; ++i)
-      if (expr[i].op == ExprOp::Constant) constant[i] = static_cast<T>(expr[i].p);
-    for (std::int64_t start = 0; start < count; start += EXPR_BLOCK) {
-      const std::int64_t n = std::min(EXPR_BLOCK, count - start);
-      for (std::size_t i = 0; i < steps; ++i) {
-        const ExprStep& s = expr[i];
-        T* dst = scratch.get() + i * static_cast<std::size_t>(EXPR_BLOCK);
-        if (s.op == ExprOp::Operand) {
-          const auto k = static_cast<std::size_t>(s.a);
-          is_scalar[i] = scalar[k];
-          value[i] = scalar[k] ? operand[k] : operand[k] + start;
-          continue;
+  // Evaluates an expression over runs of elements: each operand is contiguous over the run or
+  // holds one value for all of it. Scratch space is one block per step, reused for every run.
+  template <class T>
+  class ExprRunner {
+   public:
+    explicit ExprRunner(std::span<const ExprStep> expr)
+        : expr_(expr), scratch_(new T[expr.size() * static_cast<std::size_t>(EXPR_BLOCK)]), constant_(new T[expr.size()]()),
+          value_(expr.size()), is_scalar_(expr.size()) {
+      for (std::size_t i = 0; i < expr.size(); ++i)
+        if (expr[i].op == ExprOp::Constant) constant_[i] = static_cast<T>(expr[i].p);
+    }
+
+    // operand[k] + j (or operand[k][0] where scalar[k]) is element j of the run.
+    template <class O>
+    void run(const T* const* operand, const bool* scalar, std::int64_t count, O* out) {
+      const std::size_t steps = expr_.size();
+      for (std::int64_t start = 0; start < count; start += EXPR_BLOCK) {
+        const std::int64_t n = std::min(EXPR_BLOCK, count - start);
+        for (std::size_t i = 0; i < steps; ++i) {
+          const ExprStep& s = expr_[i];
+          T* dst = scratch_.get() + i * static_cast<std::size_t>(EXPR_BLOCK);
+          if (s.op == ExprOp::Operand) {
+            const auto k = static_cast<std::size_t>(s.a);
+            is_scalar_[i] = scalar[k];
+            value_[i] = scalar[k] ? operand[k] : operand[k] + start;
+            continue;
+          }
+          if (s.op == ExprOp::Constant) {
+            is_scalar_[i] = true;
+            value_[i] = &constant_[i];
+            continue;
+          }
+          const auto a = static_cast<std::size_t>(s.a);
+          if (expr_op_is_binary(s.op)) {
+            const auto b = static_cast<std::size_t>(s.b);
+            run_binary<T>(s.op, value_[a], is_scalar_[a], value_[b], is_scalar_[b], dst, n);
+          } else {
+            run_unary<T>(s.op, value_[a], is_scalar_[a], dst, n, s.p, s.q);
+          }
+          is_scalar_[i] = false;
+          value_[i] = dst;
         }
-        if (s.op == ExprOp::Constant) {
-          is_scalar[i] = true;
-          value[i] = &constant[i];
-          continue;
-        }
-        const auto a = static_cast<std::size_t>(s.a);
-        if (expr_op_is_binary(s.op)) {
-          const auto b = static_cast<std::size_t>(s.b);
-          run_binary<T>(s.op, value[a], is_scalar[a], value[b], is_scalar[b], dst, n);
-          is_scalar[i] = false;
+        const T* result = value_[steps - 1];
+        O* o = out + start;
+        if (is_scalar_[steps - 1]) {
+          std::fill(o, o + n, convert<O, T>(result[0]));
+        } else if constexpr (std::is_same_v<O, T>) {
+          std::copy(result, result + n, o);
         } else {
-          run_unary<T>(s.op, value[a], is_scalar[a], dst, n, s.p, s.q);
-          is_scalar[i] = false;
+          for (std::int64_t j = 0; j < n; ++j) o[j] = convert<O, T>(result[j]);
         }
-        value[i] = dst;
-      }
-      const T* result = value[steps - 1];
-      if (is_scalar[steps - 1]) {
-        for (std::int64_t j = 0; j < n; ++j) out[start + j] = convert<O, T>(result[0]);
-      } else {
-        for (std::int64_t j = 0; j < n; ++j) out[start + j] = convert<O, T>(result[j]);
       }
     }
-  }
 
+   private:
+    std::span<const ExprStep> expr_;
+    std::unique_ptr<T[]> scratch_;  // arrays rather than vectors: T may be bool
+    std::unique_ptr<T[]> constant_;
+    std::vector<const T*> value_;
+    std::vector<bool> is_scalar_;
+  };
+
+  // Broadcast without copies: the result's axes are merged where every operand allows, then each
+  // innermost run reads every operand either contiguously or as one value.
   template <class O, class Out, class E, class... Ls>
   static HostTensor<O, Out> elementwise_into(std::span<const ExprStep> expr, const HostTensor<E, Ls>&... operands) {
-    constexpr std::size_t R = AxisRank<Out>;
-    check_expr(expr, sizeof...(Ls));
+    constexpr std::size_t R = AxisRank<Out>, K = sizeof...(Ls);
+    check_expr(expr, K);
     Ext<R> ext;
     ext.fill(1);
     bool first = true;
     (broadcast_into<R>(ext, std::span<const std::int64_t>(operands.extents()), first, "elementwise"), ...);
-    // An extent-0 operand axis against 1 makes the result empty.
     auto out = HostTensor<O, Out>::uninitialized(ext);
     if (out.count() == 0) return out;
-    std::vector<std::shared_ptr<const E>> keep;
-    std::vector<const E*> ptr;
-    std::vector<bool> scalar;
-    (
-        [&] {
-          if (operands.count() == 1) {
-            keep.push_back(operands.storage());
-            ptr.push_back(operands.data());
-            scalar.push_back(true);
-          } else {
-            keep.push_back(stretched<E, R>(operands, ext));
-            ptr.push_back(keep.back().get());
-            scalar.push_back(false);
-          }
-        }(),
-        ...);
-    evaluate<E, O>(expr, ptr, scalar, out.count(), out.mutable_data_unchecked());
+    // Per operand, its stride along each result axis (0 where it holds one element).
+    std::array<std::array<std::int64_t, R + 1>, K> stride{};
+    std::array<const E*, K> base{};
+    {
+      std::size_t k = 0;
+      (
+          [&] {
+            constexpr std::size_t r = AxisRank<Ls>;
+            const auto st = operands.strides();
+            for (std::size_t i = 0; i < r; ++i) stride[k][R - r + i] = operands.extents()[i] == 1 ? 0 : st[i];
+            base[k] = operands.data();
+            ++k;
+          }(),
+          ...);
+    }
+    // Merge adjacent axes where every operand steps through both as one.
+    std::array<std::int64_t, R + 1> mext{};
+    std::array<std::array<std::int64_t, R + 1>, K> mstride{};
+    std::size_t dims = 0;
+    for (std::size_t d = 0; d < R; ++d) {
+      if (ext[d] == 1) continue;
+      bool merge = dims > 0;
+      for (std::size_t k = 0; k < K && merge; ++k) merge = mstride[k][dims - 1] == stride[k][d] * ext[d];
+      if (merge) {
+        mext[dims - 1] *= ext[d];
+        for (std::size_t k = 0; k < K; ++k) mstride[k][dims - 1] = stride[k][d];
+      } else {
+        mext[dims] = ext[d];
+        for (std::size_t k = 0; k < K; ++k) mstride[k][dims] = stride[k][d];
+        ++dims;
+      }
+    }
+    const std::int64_t run = dims == 0 ? 1 : mext[dims - 1];
+    std::array<bool, K> scalar{};
+    for (std::size_t k = 0; k < K; ++k) scalar[k] = dims == 0 || mstride[k][dims - 1] == 0;
+    ExprRunner<E> runner(expr);
+    std::array<const E*, K> at = base;
+    std::array<std::int64_t, R + 1> idx{};
+    O* y = out.mutable_data_unchecked();
+    const std::size_t outer_dims = dims == 0 ? 0 : dims - 1;
+    for (std::int64_t done = 0; done < out.count(); done += run) {
+      runner.run(at.data(), scalar.data(), run, y + done);
+      for (std::size_t d = outer_dims; d-- > 0;) {
+        bool carry = ++idx[d] >= mext[d];
+        for (std::size_t k = 0; k < K; ++k) at[k] += carry ? -mstride[k][d] * (mext[d] - 1) : mstride[k][d];
+        if (!carry) break;
+        idx[d] = 0;
+      }
+    }
     return out;
   }
 
@@ -800,31 +854,50 @@ struct Cpu {
     }
     if (w.s == 2) {
       const std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1];
+      const std::int64_t sh = w.stride[0], sw = w.stride[1];
       for (std::int64_t c = 0; c < channels; ++c) {
         const float* plane = x + c * in_plane;
         for (std::int64_t kh = 0; kh < w.k[0]; ++kh)
           for (std::int64_t kw = 0; kw < w.k[1]; ++kw) {
             float* dst = b + ((c * w.k[0] + kh) * w.k[1] + kw) * out_plane;
-            const std::int64_t iw0 = kw * w.dil[1] - w.pad_begin[1], sw = w.stride[1];
-            // Output columns whose input column lies inside the row.
+            const std::int64_t ih0 = kh * w.dil[0] - w.pad_begin[0], iw0 = kw * w.dil[1] - w.pad_begin[1];
+            // Output rows and columns whose input lies inside the plane.
+            std::int64_t row_lo = ih0 >= 0 ? 0 : (-ih0 + sh - 1) / sh;
+            std::int64_t row_hi = H - ih0 <= 0 ? 0 : (H - ih0 + sh - 1) / sh;
             std::int64_t lo = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;
             std::int64_t hi = W - iw0 <= 0 ? 0 : (W - iw0 + sw - 1) / sw;
+            row_lo = std::min(row_lo, OH);
+            row_hi = std::max(row_lo, std::min(row_hi, OH));
             lo = std::min(lo, OW);
             hi = std::max(lo, std::min(hi, OW));
-            for (std::int64_t oh = 0; oh < OH; ++oh, dst += OW) {
-              const std::int64_t ih = oh * w.stride[0] - w.pad_begin[0] + kh * w.dil[0];
-              if (ih < 0 || ih >= H) {
-                std::fill(dst, dst + OW, 0.0f);
-                continue;
+            std::fill(dst, dst + row_lo * OW, 0.0f);
+            std::fill(dst + row_hi * OW, dst + OH * OW, 0.0f);
+            if (row_hi == row_lo || hi == lo) {
+              std::fill(dst + row_lo * OW, dst + row_hi * OW, 0.0f);
+              continue;
+            }
+            if (sh == 1 && sw == 1 && OW == W) {
+              // The tap's rows are the plane shifted: one copy, then the columns it wrapped zeroed.
+              const std::int64_t first = row_lo * OW + lo, last = (row_hi - 1) * OW + hi;
+              const float* src = plane + (row_lo + ih0) * W + (lo + iw0);
+              std::copy(src, src + (last - first), dst + first);
+              for (std::int64_t oh = row_lo; oh < row_hi; ++oh) {
+                float* d = dst + oh * OW;
+                for (std::int64_t ow = 0; ow < lo; ++ow) d[ow] = 0.0f;
+                for (std::int64_t ow = hi; ow < OW; ++ow) d[ow] = 0.0f;
               }
-              const float* row = plane + ih * W + iw0;
-              std::fill(dst, dst + lo, 0.0f);
+              continue;
+            }
+            for (std::int64_t oh = row_lo; oh < row_hi; ++oh) {
+              float* d = dst + oh * OW;
+              const float* row = plane + (oh * sh + ih0) * W;
+              for (std::int64_t ow = 0; ow < lo; ++ow) d[ow] = 0.0f;
               if (sw == 1) {
-                std::memcpy(dst + lo, row + lo, static_cast<std::size_t>(hi - lo) * sizeof(float));
+                for (std::int64_t ow = lo; ow < hi; ++ow) d[ow] = row[ow + iw0];
               } else {
-                for (std::int64_t ow = lo; ow < hi; ++ow) dst[ow] = row[ow * sw];
+                for (std::int64_t ow = lo; ow < hi; ++ow) d[ow] = row[ow * sw + iw0];
               }
-              std::fill(dst + hi, dst + OW, 0.0f);
+              for (std::int64_t ow = hi; ow < OW; ++ow) d[ow] = 0.0f;
             }
           }
       }
@@ -931,6 +1004,60 @@ struct Cpu {
 
   enum class PoolKind : std::uint8_t { Max, Average };
 
+  // Two spatial axes: a window's maximum or sum is taken over its rows first (whole input rows,
+  // a loop that vectorises), then over its columns.
+  static void pool2d(const float* x, float* y, std::int64_t planes, const Window& w, PoolKind kind, bool count_include_pad) {
+    const std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1];
+    const auto taps = [&](std::size_t d, std::int64_t o, std::int64_t& lo, std::int64_t& hi, std::int64_t& padded) {
+      const std::int64_t start = o * w.stride[d] - w.pad_begin[d];
+      lo = start >= 0 ? 0 : (-start + w.dil[d] - 1) / w.dil[d];
+      hi = w.in[d] - start <= 0 ? 0 : std::min(w.k[d], (w.in[d] - start + w.dil[d] - 1) / w.dil[d]);
+      hi = std::max(hi, lo);
+      padded = std::max<std::int64_t>(0, std::min(w.k[d], (w.in[d] + w.pad_end[d] - start + w.dil[d] - 1) / w.dil[d]));
+      return start;
+    };
+    std::vector<std::int64_t> col_start(static_cast<std::size_t>(OW)), col_lo(static_cast<std::size_t>(OW)), col_hi(static_cast<std::size_t>(OW)),
+        col_padded(static_cast<std::size_t>(OW));
+    for (std::int64_t ow = 0; ow < OW; ++ow) {
+      const auto i = static_cast<std::size_t>(ow);
+      col_start[i] = taps(1, ow, col_lo[i], col_hi[i], col_padded[i]);
+    }
+    std::vector<float> rows(static_cast<std::size_t>(W));
+    const float init = kind == PoolKind::Max ? std::numeric_limits<float>::lowest() : 0.0f;
+    const std::int64_t dw = w.dil[1];
+    for (std::int64_t pl = 0; pl < planes; ++pl) {
+      const float* src = x + pl * H * W;
+      float* dst = y + pl * OH * OW;
+      for (std::int64_t oh = 0; oh < OH; ++oh) {
+        std::int64_t lo, hi, padded_rows;
+        const std::int64_t start = taps(0, oh, lo, hi, padded_rows);
+        float* r = rows.data();
+        for (std::int64_t j = 0; j < W; ++j) r[j] = init;
+        for (std::int64_t t = lo; t < hi; ++t) {
+          const float* row = src + (start + t * w.dil[0]) * W;
+          if (kind == PoolKind::Max) {
+            for (std::int64_t j = 0; j < W; ++j) r[j] = r[j] > row[j] ? r[j] : row[j];
+          } else {
+            for (std::int64_t j = 0; j < W; ++j) r[j] += row[j];
+          }
+        }
+        for (std::int64_t ow = 0; ow < OW; ++ow) {
+          const auto i = static_cast<std::size_t>(ow);
+          const std::int64_t c = col_start[i];
+          float acc = init;
+          if (kind == PoolKind::Max) {
+            for (std::int64_t t = col_lo[i]; t < col_hi[i]; ++t) acc = acc > r[c + t * dw] ? acc : r[c + t * dw];
+          } else {
+            for (std::int64_t t = col_lo[i]; t < col_hi[i]; ++t) acc += r[c + t * dw];
+            const std::int64_t divisor = count_include_pad ? padded_rows * col_padded[i] : (hi - lo) * (col_hi[i] - col_lo[i]);
+            acc = divisor > 0 ? acc / static_cast<float>(divisor) : 0.0f;
+          }
+          dst[oh * OW + ow] = acc;
+        }
+      }
+    }
+  }
+
   template <class Out, class LX>
   static HostTensor<float, Out> pool_run(const HostTensor<float, LX>& x, const WindowParams& p, PoolKind kind, const char* name) {
     constexpr std::size_t R = AxisRank<LX>;
@@ -959,6 +1086,10 @@ struct Cpu {
         in_stride[d] = step;
         step *= w.in[d];
       }
+    }
+    if (w.s == 2) {
+      pool2d(x.data(), y, planes, w, kind, p.count_include_pad);
+      return out;
     }
     for (std::int64_t pl = 0; pl < planes; ++pl) {
       const float* src = x.data() + pl * in_plane;
@@ -1636,3 +1767,7 @@ struct Cpu {
     return layer_normalization(x, scale, &bias, axis, epsilon);
   }
 };
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif

@@ -9,6 +9,11 @@
 // code path. A weight is packed once, when the weights load (PackedMatrix, PackedConv): panels of
 // SGEMM_NR columns of B, or SGEMM_MR rows of A, zero-padded, so a call copies no constant.
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3", "no-tree-loop-distribute-patterns")
+#endif
+
 struct Sgemm {
   static constexpr std::int64_t MR = 4;
   static constexpr std::int64_t NR = 24;
@@ -102,8 +107,10 @@ struct Sgemm {
           std::int64_t brs = b.row_stride;
           if (cols < NR && !b.padded) {
             for (std::int64_t kk = 0; kk < kc; ++kk) {
-              std::memcpy(edge + kk * NR, bp + kk * brs, static_cast<std::size_t>(cols) * sizeof(float));
-              std::fill(edge + kk * NR + cols, edge + (kk + 1) * NR, 0.0f);
+              const float* src = bp + kk * brs;
+              float* dst = edge + kk * NR;
+              for (std::int64_t j = 0; j < cols; ++j) dst[j] = src[j];
+              for (std::int64_t j = cols; j < NR; ++j) dst[j] = 0.0f;
             }
             bp = edge;
             brs = NR;
@@ -245,6 +252,10 @@ struct Sgemm {
   }
 #endif
 };
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 
 // A weight on the right of a product, B (K x N), packed once into NR-column panels. Built from a
 // MatMul weight [K, N] or a Gemm weight read transposed ([N, K] with transB). Keeps the tensor it

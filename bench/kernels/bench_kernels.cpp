@@ -1,0 +1,193 @@
+// Kernel microbenchmarks: the SGEMM at the shapes the example models reach, the Conv and pool
+// layers of MNIST-12, and whole forward passes of MNIST-12 and an MLP written against the runtime
+// as a generated module would call it (weights packed once, conv + bias + relu fused). Reports
+// GFLOP/s and the fraction of one core's peak (2 FMA units x 8 lanes x 2 flops x clock).
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <random>
+
+#include "loam/runtime.hpp"
+
+namespace {
+
+using namespace loam_runtime;
+
+double clock_hz() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("cpu MHz", 0) == 0) return std::stod(line.substr(line.find(':') + 1)) * 1e6;
+  return 0;
+}
+
+const double PEAK_FLOPS = 2 * 8 * 2 * clock_hz();
+
+void report_flops(benchmark::State& state, double flops_per_iteration) {
+  state.counters["GFLOP/s"] = benchmark::Counter(flops_per_iteration * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak"] = benchmark::Counter(PEAK_FLOPS > 0 ? flops_per_iteration / PEAK_FLOPS : 0, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+std::vector<float> random_values(std::int64_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = u(gen);
+  return v;
+}
+
+template <class L>
+Tensor<float, L> random_tensor(const typename Tensor<float, L>::Extents& e, unsigned seed) {
+  return Tensor<float, L>(e, random_values(element_count(e), seed));
+}
+
+// C[M, N] = A[M, K] B[K, N], B packed as a weight is.
+void BM_Sgemm(benchmark::State& state) {
+  const std::int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const auto a = random_values(m * k, 1), b = random_values(k * n, 2);
+  std::vector<float> packed(static_cast<std::size_t>(Sgemm::packed_b_size(k, n))), c(static_cast<std::size_t>(m * n));
+  Sgemm::pack_b(b.data(), n, 1, k, n, packed.data());
+  for (auto _ : state) {
+    Sgemm::run(m, n, k, Sgemm::AOperand::row_major(a.data(), k), Sgemm::packed_b(packed.data(), k), c.data(), n, {});
+    benchmark::DoNotOptimize(c.data());
+  }
+  report_flops(state, 2.0 * m * n * k);
+}
+BENCHMARK(BM_Sgemm)
+    ->Args({8, 784, 25})     // MNIST conv 1: Cout x H*W x Cin*k*k
+    ->Args({16, 196, 200})   // MNIST conv 2
+    ->Args({1, 10, 256})     // MNIST dense, batch 1
+    ->Args({64, 512, 784})   // MLP layer, batch 64
+    ->Args({128, 128, 128})
+    ->Args({256, 256, 256})
+    ->Args({512, 512, 512});
+
+struct N {};
+struct C {};
+struct H {};
+struct W {};
+struct Cout {};
+struct KH {};
+struct KW {};
+
+// One conv layer of MNIST-12: 5x5, SAME_UPPER, with bias and Relu fused.
+void BM_MnistConv(benchmark::State& state) {
+  const std::int64_t batch = state.range(0), cin = state.range(1), cout = state.range(2), hw = state.range(3);
+  const Cpu cpu;
+  auto x = random_tensor<Axes<N, C, H, W>>({batch, cin, hw, hw}, 3);
+  PackedConv<Axes<Cout, C, KH, KW>> w(random_tensor<Axes<Cout, C, KH, KW>>({cout, cin, 5, 5}, 4), 1);
+  auto bias = random_tensor<Axes<Cout>>({cout}, 5);
+  WindowParams p;
+  p.auto_pad = AutoPad::SameUpper;
+  for (auto _ : state) {
+    auto y = cpu.conv<Axes<N, Cout, H, W>>(x, w, bias, p, true);
+    benchmark::DoNotOptimize(y.data());
+  }
+  report_flops(state, 2.0 * batch * cout * hw * hw * cin * 25);
+}
+BENCHMARK(BM_MnistConv)->Args({1, 1, 8, 28})->Args({1, 8, 16, 14})->Args({64, 1, 8, 28})->Args({64, 8, 16, 14});
+
+void BM_MaxPool(benchmark::State& state) {
+  const std::int64_t batch = state.range(0);
+  const Cpu cpu;
+  auto x = random_tensor<Axes<N, C, H, W>>({batch, 8, 28, 28}, 6);
+  WindowParams p;
+  p.kernel_shape = {2, 2};
+  p.strides = {2, 2};
+  for (auto _ : state) {
+    auto y = cpu.max_pool<Axes<N, C, H, W>>(x, p);
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+BENCHMARK(BM_MaxPool)->Arg(1)->Arg(64);
+
+struct One {
+  static constexpr std::int64_t EXTENT = 1;
+};
+
+void BM_ElementwiseAddRelu(benchmark::State& state) {
+  const Cpu cpu;
+  auto x = random_tensor<Axes<N, C, H, W>>({state.range(0), 8, 28, 28}, 7);
+  auto b = random_tensor<Axes<C, One, One>>({8, 1, 1}, 8);
+  static constexpr ExprStep add_relu[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {ExprOp::Add, 0, 1}, {ExprOp::Relu, 2}};
+  for (auto _ : state) {
+    auto y = cpu.elementwise<Axes<N, C, H, W>>(add_relu, x, b);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetBytesProcessed(state.iterations() * x.count() * 8);
+}
+BENCHMARK(BM_ElementwiseAddRelu)->Arg(1)->Arg(64);
+
+// MNIST-12 as a module calls it: Conv+Add+Relu fused, MaxPool, Conv+Add+Relu, MaxPool, Reshape,
+// MatMul (weight packed) + Add.
+struct Flat {};
+struct Classes {};
+struct Mnist {
+  PackedConv<Axes<Cout, C, KH, KW>> w1{random_tensor<Axes<Cout, C, KH, KW>>({8, 1, 5, 5}, 10), 1};
+  Tensor<float, Axes<Cout>> b1 = random_tensor<Axes<Cout>>({8}, 11);
+  PackedConv<Axes<Cout, C, KH, KW>> w2{random_tensor<Axes<Cout, C, KH, KW>>({16, 8, 5, 5}, 12), 1};
+  Tensor<float, Axes<Cout>> b2 = random_tensor<Axes<Cout>>({16}, 13);
+  PackedMatrix<Flat, Classes> w3{random_tensor<Axes<Flat, Classes>>({256, 10}, 14)};
+  Tensor<float, Axes<Classes>> b3 = random_tensor<Axes<Classes>>({10}, 15);
+
+  Tensor<float, Axes<N, Classes>> forward(const Cpu& cpu, const Tensor<float, Axes<N, C, H, W>>& x) const {
+    WindowParams same;
+    same.auto_pad = AutoPad::SameUpper;
+    WindowParams pool2, pool3;
+    pool2.kernel_shape = {2, 2};
+    pool2.strides = {2, 2};
+    pool3.kernel_shape = {3, 3};
+    pool3.strides = {3, 3};
+    auto c1 = cpu.conv<Axes<N, Cout, H, W>>(x, w1, b1, same, true);
+    auto p1 = cpu.max_pool<Axes<N, Cout, H, W>>(c1, pool2);
+    auto p1c = p1.regrouped<Axes<N, C, H, W>>(p1.extents());
+    auto c2 = cpu.conv<Axes<N, Cout, H, W>>(p1c, w2, b2, same, true);
+    auto p2 = cpu.max_pool<Axes<N, Cout, H, W>>(c2, pool3);
+    auto flat = cpu.reshape<Axes<N, Flat>>(p2, {x.extents()[0], 256});
+    return cpu.matmul_bias(flat, w3, b3);
+  }
+};
+
+void BM_MnistForward(benchmark::State& state) {
+  const Cpu cpu;
+  const Mnist model;
+  auto x = random_tensor<Axes<N, C, H, W>>({state.range(0), 1, 28, 28}, 16);
+  for (auto _ : state) {
+    auto y = model.forward(cpu, x);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["us/sample"] = benchmark::Counter(1e-6 * static_cast<double>(state.range(0)), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_MnistForward)->Arg(1)->Arg(64)->Unit(benchmark::kMicrosecond);
+
+// An MLP 784 -> 512 -> 512 -> 10 (Gemm + Relu fused), as a module calls it.
+struct In {};
+struct Hid {};
+struct Hid2 {};
+struct Mlp {
+  PackedMatrix<In, Hid> w1{random_tensor<Axes<In, Hid>>({784, 512}, 20)};
+  Tensor<float, Axes<Hid>> b1 = random_tensor<Axes<Hid>>({512}, 21);
+  PackedMatrix<Hid, Hid2> w2{random_tensor<Axes<Hid, Hid2>>({512, 512}, 22)};
+  Tensor<float, Axes<Hid2>> b2 = random_tensor<Axes<Hid2>>({512}, 23);
+  PackedMatrix<Hid2, Classes> w3{random_tensor<Axes<Hid2, Classes>>({512, 10}, 24)};
+  Tensor<float, Axes<Classes>> b3 = random_tensor<Axes<Classes>>({10}, 25);
+
+  Tensor<float, Axes<N, Classes>> forward(const Cpu& cpu, const Tensor<float, Axes<N, In>>& x) const {
+    auto h1 = cpu.matmul_bias(x, w1, b1, true);
+    auto h2 = cpu.matmul_bias(h1, w2, b2, true);
+    return cpu.matmul_bias(h2, w3, b3);
+  }
+};
+
+void BM_MlpForward(benchmark::State& state) {
+  const Cpu cpu;
+  const Mlp model;
+  auto x = random_tensor<Axes<N, In>>({state.range(0), 784}, 26);
+  for (auto _ : state) {
+    auto y = model.forward(cpu, x);
+    benchmark::DoNotOptimize(y.data());
+  }
+  report_flops(state, 2.0 * state.range(0) * (784 * 512 + 512 * 512 + 512 * 10));
+}
+BENCHMARK(BM_MlpForward)->Arg(1)->Arg(64)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
