@@ -933,6 +933,50 @@ struct Cpu {
     }
   }
 
+  // A stride-1 2-D Conv without im2col: each input plane is copied once into a zero-padded plane
+  // of pitch Wp, and row (c, kh, kw) of the product's B is that plane shifted by kh * dh * Wp +
+  // kw * dw. The product runs over output rows Wp wide (the columns past OW are computed and
+  // dropped), then its rows are compacted into the result.
+  template <class WAxes>
+  static void conv2d_implicit(const float* x, const PackedConv<WAxes>& w, const float* bias, const Window& win, bool relu, std::int64_t batch,
+                              std::int64_t cin, std::int64_t cout, float* y) {
+    const std::int64_t group = w.group(), cg = cin / group, mg = cout / group, kg = w.k();
+    const std::int64_t H = win.in[0], W = win.in[1], OH = win.out[0], OW = win.out[1];
+    const std::int64_t Hp = H + win.pad_begin[0] + win.pad_end[0], Wp = W + win.pad_begin[1] + win.pad_end[1];
+    const std::int64_t KH = win.k[0], KW = win.k[1], plane = Hp * Wp, n_ext = (OH - 1) * Wp + OW;
+    static thread_local std::vector<float> padded, product;
+    static thread_local std::vector<const float*> rows;
+    padded.assign(static_cast<std::size_t>(cg * plane + Sgemm::NR), 0.0f);
+    product.resize(static_cast<std::size_t>(mg * n_ext));
+    rows.resize(static_cast<std::size_t>(kg));
+    for (std::int64_t c = 0; c < cg; ++c)
+      for (std::int64_t kh = 0; kh < KH; ++kh)
+        for (std::int64_t kw = 0; kw < KW; ++kw)
+          rows[static_cast<std::size_t>((c * KH + kh) * KW + kw)] = padded.data() + c * plane + kh * win.dil[0] * Wp + kw * win.dil[1];
+    const std::int64_t out_plane = OH * OW;
+    for (std::int64_t n = 0; n < batch; ++n)
+      for (std::int64_t g = 0; g < group; ++g) {
+        const float* src = x + (n * cin + g * cg) * H * W;
+        for (std::int64_t c = 0; c < cg; ++c)
+          for (std::int64_t h = 0; h < H; ++h) {
+            const float* s = src + (c * H + h) * W;
+            float* d = padded.data() + c * plane + (h + win.pad_begin[0]) * Wp + win.pad_begin[1];
+            for (std::int64_t j = 0; j < W; ++j) d[j] = s[j];
+          }
+        Sgemm::Epilogue ep;
+        ep.row_bias = bias ? bias + g * mg : nullptr;
+        ep.relu = relu;
+        Sgemm::run(mg, n_ext, kg, w.operand(g), Sgemm::BOperand::indirect(rows.data()), product.data(), n_ext, ep);
+        float* dst = y + (n * cout + g * mg) * out_plane;
+        for (std::int64_t m = 0; m < mg; ++m)
+          for (std::int64_t oh = 0; oh < OH; ++oh) {
+            const float* s = product.data() + m * n_ext + oh * Wp;
+            float* d = dst + m * out_plane + oh * OW;
+            for (std::int64_t j = 0; j < OW; ++j) d[j] = s[j];
+          }
+      }
+  }
+
   template <class Out, class LX, class WAxes>
   static HostTensor<float, Out> conv_run(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const float* bias, const WindowParams& p,
                                           bool relu) {
@@ -961,6 +1005,12 @@ struct Cpu {
     auto out = HostTensor<float, Out>::uninitialized(oe);
     if (out.count() == 0) return out;
     const std::int64_t cg = cin / group, mg = cout / group, kg = w.k();
+    if constexpr (R == 4) {
+      if (!pointwise && win.stride[0] == 1 && win.stride[1] == 1) {
+        conv2d_implicit(x.data(), w, bias, win, relu, batch, cin, cout, out.mutable_data_unchecked());
+        return out;
+      }
+    }
     static thread_local std::vector<float> columns;
     if (!pointwise && static_cast<std::int64_t>(columns.size()) < kg * out_plane) columns.resize(static_cast<std::size_t>(kg * out_plane));
     float* y = out.mutable_data_unchecked();

@@ -32,12 +32,16 @@ struct Sgemm {
 
   // Element (k, j) of B: data[(j / NR) * panel_stride + k * row_stride + (j % NR)]; the NR
   // columns of a panel are contiguous. `padded`: every panel holds NR columns (zeros past N).
+  // Or, where `rows` is set, row k of B starts at rows[k] (an implicit im2col: each row is a
+  // shifted view of one padded input plane); NR columns past the last are readable.
   struct BOperand {
     const float* data;
     std::int64_t row_stride;
     std::int64_t panel_stride;
     bool padded;
-    static BOperand row_major(const float* b, std::int64_t ldb) { return {b, ldb, NR, false}; }
+    const float* const* rows = nullptr;
+    static BOperand row_major(const float* b, std::int64_t ldb) { return {b, ldb, NR, false, nullptr}; }
+    static BOperand indirect(const float* const* rows) { return {nullptr, 0, NR, true, rows}; }
   };
 
   struct Epilogue {
@@ -68,7 +72,7 @@ struct Sgemm {
       }
     }
   }
-  static BOperand packed_b(const float* packed, std::int64_t k) { return {packed, NR, NR * k, true}; }
+  static BOperand packed_b(const float* packed, std::int64_t k) { return {packed, NR, NR * k, true, nullptr}; }
 
   // Packs A (M x K, element (i, k) at a[i * rs + k * cs]) into zero-padded MR-row panels.
   static std::int64_t packed_a_size(std::int64_t m, std::int64_t k) { return ((m + MR - 1) / MR) * MR * k; }
@@ -103,7 +107,7 @@ struct Sgemm {
         const std::int64_t i1_end = std::min(m, i1 + MC);
         for (std::int64_t j0 = 0; j0 < n; j0 += NR) {
           const std::int64_t cols = std::min(NR, n - j0);
-          const float* bp = b.data + (j0 / NR) * b.panel_stride + k0 * b.row_stride;
+          const float* bp = b.rows ? nullptr : b.data + (j0 / NR) * b.panel_stride + k0 * b.row_stride;
           std::int64_t brs = b.row_stride;
           if (cols < NR && !b.padded) {
             for (std::int64_t kk = 0; kk < kc; ++kk) {
@@ -118,14 +122,24 @@ struct Sgemm {
           for (std::int64_t i0 = i1; i0 < i1_end; i0 += MR) {
             const std::int64_t rows = std::min(MR, m - i0);
             const float* ap = a.data + (i0 / MR) * a.panel_stride + k0 * a.col_stride;
-            Tile t{kc, ap, a.row_stride, a.col_stride, bp, brs, c + i0 * ldc + j0, ldc, cols, accumulate, last, i0, j0};
+            Tile t{kc, ap, a.row_stride, a.col_stride, bp, brs, b.rows ? b.rows + k0 : nullptr, j0, c + i0 * ldc + j0, ldc, cols,
+                   accumulate, last, i0, j0};
             if (vector) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-              switch (rows) {
-                case 4: tile_avx2<4>(t, ep); break;
-                case 3: tile_avx2<3>(t, ep); break;
-                case 2: tile_avx2<2>(t, ep); break;
-                default: tile_avx2<1>(t, ep); break;
+              if (b.rows) {
+                switch (rows) {
+                  case 4: tile_avx2<4, true>(t, ep); break;
+                  case 3: tile_avx2<3, true>(t, ep); break;
+                  case 2: tile_avx2<2, true>(t, ep); break;
+                  default: tile_avx2<1, true>(t, ep); break;
+                }
+              } else {
+                switch (rows) {
+                  case 4: tile_avx2<4, false>(t, ep); break;
+                  case 3: tile_avx2<3, false>(t, ep); break;
+                  case 2: tile_avx2<2, false>(t, ep); break;
+                  default: tile_avx2<1, false>(t, ep); break;
+                }
               }
 #endif
             } else {
@@ -156,6 +170,8 @@ struct Sgemm {
     std::int64_t ars, acs;
     const float* b;
     std::int64_t brs;
+    const float* const* brows;  // indirect rows (already offset by the K block), or null
+    std::int64_t bcol;          // the strip's first column, for indirect rows
     float* c;
     std::int64_t ldc, cols;
     bool accumulate, last;
@@ -179,9 +195,10 @@ struct Sgemm {
     const float* a = t.a;
     const float* b = t.b;
     for (std::int64_t k = 0; k < t.kc; ++k) {
+      const float* bk = t.brows ? t.brows[k] + t.bcol : b;
       for (std::int64_t r = 0; r < rows; ++r) {
         const float av = a[r * t.ars];
-        for (std::int64_t j = 0; j < NR; ++j) acc[r][j] += av * b[j];
+        for (std::int64_t j = 0; j < NR; ++j) acc[r][j] += av * bk[j];
       }
       a += t.acs;
       b += t.brs;
@@ -192,7 +209,7 @@ struct Sgemm {
   }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  template <int ROWS>
+  template <int ROWS, bool INDIRECT>
   __attribute__((target("avx2,fma"))) static void tile_avx2(const Tile& t, const Epilogue& ep) {
     __m256 acc[ROWS][3];
 #pragma GCC unroll 4
@@ -205,9 +222,10 @@ struct Sgemm {
     const float* b = t.b;
     const std::int64_t ars = t.ars, acs = t.acs, brs = t.brs;
     for (std::int64_t k = 0; k < t.kc; ++k) {
-      const __m256 b0 = _mm256_loadu_ps(b);
-      const __m256 b1 = _mm256_loadu_ps(b + 8);
-      const __m256 b2 = _mm256_loadu_ps(b + 16);
+      const float* bk = INDIRECT ? t.brows[k] + t.bcol : b;
+      const __m256 b0 = _mm256_loadu_ps(bk);
+      const __m256 b1 = _mm256_loadu_ps(bk + 8);
+      const __m256 b2 = _mm256_loadu_ps(bk + 16);
 #pragma GCC unroll 4
       for (int r = 0; r < ROWS; ++r) {
         const __m256 av = _mm256_broadcast_ss(a + r * ars);
