@@ -1072,6 +1072,15 @@ struct Cpu {
       const auto i = static_cast<std::size_t>(ow);
       col_start[i] = taps(1, ow, col_lo[i], col_hi[i], col_padded[i]);
     }
+    // The output columns whose every tap lies inside the row (a contiguous range).
+    std::int64_t interior_lo = 0, interior_hi = 0;
+    {
+      std::int64_t ow = 0;
+      while (ow < OW && !(col_lo[static_cast<std::size_t>(ow)] == 0 && col_hi[static_cast<std::size_t>(ow)] == w.k[1])) ++ow;
+      interior_lo = ow;
+      while (ow < OW && col_lo[static_cast<std::size_t>(ow)] == 0 && col_hi[static_cast<std::size_t>(ow)] == w.k[1]) ++ow;
+      interior_hi = ow;
+    }
     std::vector<float> rows(static_cast<std::size_t>(W));
     const float init = kind == PoolKind::Max ? std::numeric_limits<float>::lowest() : 0.0f;
     const std::int64_t dw = w.dil[1];
@@ -1091,7 +1100,29 @@ struct Cpu {
             for (std::int64_t j = 0; j < W; ++j) r[j] += row[j];
           }
         }
+        // Columns whose window lies wholly inside the row: one pass per tap over all of them.
+        float* d = dst + oh * OW;
+        for (std::int64_t ow = interior_lo; ow < interior_hi; ++ow) d[ow] = init;
+        for (std::int64_t t = 0; t < w.k[1]; ++t) {
+          const float* c = r + t * dw + interior_lo * w.stride[1] - w.pad_begin[1];
+          const std::int64_t sw = w.stride[1];
+          if (kind == PoolKind::Max) {
+            for (std::int64_t ow = interior_lo; ow < interior_hi; ++ow) {
+              const float v = c[(ow - interior_lo) * sw];
+              d[ow] = d[ow] > v ? d[ow] : v;
+            }
+          } else {
+            for (std::int64_t ow = interior_lo; ow < interior_hi; ++ow) d[ow] += c[(ow - interior_lo) * sw];
+          }
+        }
+        if (kind == PoolKind::Average) {
+          const std::int64_t divisor = count_include_pad ? padded_rows * w.k[1] : (hi - lo) * w.k[1];
+          const float inv = divisor > 0 ? 1.0f / static_cast<float>(divisor) : 0.0f;
+          for (std::int64_t ow = interior_lo; ow < interior_hi; ++ow) d[ow] = divisor > 0 ? d[ow] * inv : 0.0f;
+        }
         for (std::int64_t ow = 0; ow < OW; ++ow) {
+          if (ow == interior_lo) ow = interior_hi;
+          if (ow >= OW) break;
           const auto i = static_cast<std::size_t>(ow);
           const std::int64_t c = col_start[i];
           float acc = init;
@@ -1102,7 +1133,7 @@ struct Cpu {
             const std::int64_t divisor = count_include_pad ? padded_rows * col_padded[i] : (hi - lo) * (col_hi[i] - col_lo[i]);
             acc = divisor > 0 ? acc / static_cast<float>(divisor) : 0.0f;
           }
-          dst[oh * OW + ow] = acc;
+          d[ow] = acc;
         }
       }
     }
