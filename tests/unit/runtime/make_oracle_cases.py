@@ -119,6 +119,10 @@ run("transpose", "Transpose", [("x", f(2, 3, 4))], {"perm": [2, 0, 1]})
 run("argmax_last_index", "ArgMax", [("x", np.array([[1, 3, 3, 0], [5, 5, 2, 5], [0, 1, 2, 3]], dtype=np.float32))],
     {"axis": 1, "keepdims": 0, "select_last_index": 1}, opset=13)
 run("concat_axis1", "Concat", [("a", f(2, 1, 3)), ("b", f(2, 2, 3))], {"axis": 1})
+# Stride-1 2-D convolutions take the shifted-plane path: dilations, asymmetric pads, groups, batch.
+run("conv2d_stride1_dilated_groups", "Conv", [("x", f(3, 4, 9, 7)), ("w", f(6, 2, 3, 2)), ("b", f(6))],
+    {"group": 2, "dilations": [2, 3], "pads": [2, 0, 1, 3]})
+run("add_per_channel", "Add", [("a", f(2, 3, 4, 5)), ("b", f(3, 1, 1))])
 
 
 def fmt(a):

@@ -410,3 +410,22 @@ TEST(OracleReduce, ArgMaxSelectLastIndex) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(OracleConv, StrideOneDilatedGroupedBatch) {
+  using namespace oracle::conv2d_stride1_dilated_groups;
+  WindowParams p;
+  p.group = 2;
+  p.dilations = {2, 3};
+  p.pads = {2, 0, 1, 3};
+  auto y = cpu.conv<Axes<N, Cout, H, W>>(load<Axes<N, C, H, W>>(x), packed<void, Axes<Cout, Cin, KH, KW>>(w, 2), load<Axes<Cout>>(b), p);
+  expect_matches(y, out0);
+}
+
+TEST(OracleElementwise, PerChannelOperandNeedsNoCopy) {
+  using namespace oracle::add_per_channel;
+  expect_matches(cpu.elementwise<Axes<N, C, H, W>>(binary_expr(ExprOp::Add), load<Axes<N, C, H, W>>(a), load<Axes<C, One, One>>(b)), out0);
+}
+
+}  // namespace
