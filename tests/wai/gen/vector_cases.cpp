@@ -235,6 +235,20 @@ void linear(Corpus& c) {
       c.add(f, std::string("conv_rq_") + round_name(r) + "_shift_" + std::to_string(s), b.bytes(),
             {one(tensor(1, 1, static_cast<std::int64_t>(v.size()), v))});
     }
+  // The same roundings within acc32: inputs in i32 and a multiplier that fits i32, so that rq.p
+  // (t·m, formed in 64 bits) reaches ties at shifts 31, 32, 62 and 63 on both signs.
+  for (Round r : {Round::floor, Round::half_up, Round::half_even})
+    for (unsigned s : {31u, 32u, 62u, 63u}) {
+      const std::int64_t m = s == 31 ? (std::int64_t{1} << 30) : -(std::int64_t{1} << 31);
+      Builder b;
+      b.input(1, I32MIN + 1, I32MAX, 1, 8);
+      b.op(Opcode::conv, {0}, conv(1, 1, 1, 0, 1, {1}, rq(r, s, m)), 1);
+      // t·m: for s = 31 (m = 2^30) odd t give ties; for s = 32 (m = -2^31) odd t give ties; for
+      // s = 62, t = ±2^30 gives ∓2^61; for s = 63, t = ±(2^31 - 1) is one unit short of ±2^62.
+      std::vector<std::int64_t> v = {1, -1, 3, -3, std::int64_t{1} << 30, -(std::int64_t{1} << 30), I32MAX, I32MIN + 1};
+      c.add(f, std::string("conv_rq_acc32_") + round_name(r) + "_shift_" + std::to_string(s), b.bytes(),
+            {one(tensor(1, 1, 8, v))});
+    }
   // acc32 limits: conv.acc at exactly 2^31 - 1 and -2^31, and one past them (acc64 only).
   for (std::int64_t extra : {0, 1}) {
     Builder b;
