@@ -422,9 +422,11 @@ void Writer::write_forward() {
       if (binding_axes.count({in.name, k})) continue;
       std::string len = params[i] + ".extent(" + std::to_string(k) + ")";
       std::string want = extent_code(in.dims[k]);
+      std::string needs = in.dims[k].constant() ? quote("; the graph fixes " + in.dims[k].to_string())
+                                                : quote("; the graph needs " + in.dims[k].to_string() + " = ") +
+                                                      " + std::to_string(" + want + ")";
       body_ += "  if (" + len + " != " + want + ")\n    return std::unexpected(InputError{" + quote(in.name) + ", " +
-               quote(in.axes[k].text()) + ", \"\", \"is \" + std::to_string(" + len + ") + \" long; the graph needs " +
-               comment_safe(in.dims[k].to_string()) + " = \" + std::to_string(" + want + ")});\n";
+               quote(in.axes[k].text()) + ", \"\", \"is \" + std::to_string(" + len + ") + \" long\" + " + needs + "});\n";
     }
   }
   // 3. Check every owed condition, naming the input and axis of its first symbol and the node.
@@ -470,7 +472,7 @@ void Writer::write_forward() {
   // call whose kernel disagrees does not compile.
   body_ += "\n  // Kernels.\n";
   for (const auto& c : m_.calls) {
-    body_ += "  // node '" + comment_safe(c.node) + "' (" + comment_safe(c.op) + ")\n";
+    body_ += "  // " + comment_safe(c.node) + " (" + comment_safe(c.op) + ")\n";
     std::string pre, args;
     for (std::size_t i = 0; i < c.args.size(); ++i) args += (i ? ", " : "") + arg_code(c.args[i], pre);
     std::string targs;

@@ -52,20 +52,19 @@ std::vector<std::string> runtime_declared_names(std::string_view reserved_list,
       line += c;
     }
   }
-  // Declarations the runtime makes, whatever its RESERVED list says: a type, a concept, an alias,
-  // an enumeration, or a function (a name directly followed by '(' after a return type).
-  static const std::regex decl(
-      R"((?:struct|class|concept|using|enum(?:\s+class)?|union|namespace)\s+([A-Za-z_][A-Za-z0-9_]*))");
+  // Declarations the runtime makes at namespace scope (unindented lines, as the runtime is laid
+  // out), whatever its RESERVED list says: a type, a concept, an alias, an enumeration, a variable
+  // template, or a function.
   std::string text(body);
+  static const std::regex decl(
+      R"((?:^|\n)(?:template\s*<[^\n]*>\s*)?(?:struct|class|concept|using|enum(?:\s+class)?|union)\s+([A-Za-z_][A-Za-z0-9_]*))");
   for (std::sregex_iterator it(text.begin(), text.end(), decl), end; it != end; ++it)
     out.push_back((*it)[1].str());
   static const std::regex fn(
-      R"((?:^|\n)\s*(?:template\s*<[^\n]*>\s*)?(?:inline\s+|constexpr\s+|static\s+|\[\[nodiscard\]\]\s+)*[A-Za-z_][A-Za-z0-9_:<>,\s*&]*?\s+[*&]*([A-Za-z_][A-Za-z0-9_]*)\s*\()");
+      R"((?:^|\n)(?:inline\s+|constexpr\s+|static\s+)*[A-Za-z_][A-Za-z0-9_:<>,*&]*(?:<[^\n(]*>)?\s+[*&]*([A-Za-z_][A-Za-z0-9_]*)\s*[(=])");
   for (std::sregex_iterator it(text.begin(), text.end(), fn), end; it != end; ++it) {
     std::string n = (*it)[1].str();
-    if (n != "if" && n != "for" && n != "while" && n != "switch" && n != "return" &&
-        n != "sizeof" && n != "decltype" && n != "operator")
-      out.push_back(n);
+    if (n != "operator") out.push_back(n);
   }
   return out;
 }

@@ -49,7 +49,7 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
   TensorInfo out = cx.info(n.outputs.at(0));
 
   auto unary = [&](const std::string& expr_op, double p, double q) {
-    cx.call("unary", {}, {Arg::of_tensor(cx.in(0)), Arg::of_code("ExprOp::" + expr_op), Arg::of_code(num(p)),
+    cx.call("unary", {}, {Arg::of_code("ExprOp::" + expr_op), Arg::of_tensor(cx.in(0)), Arg::of_code(num(p)),
                           Arg::of_code(num(q))});
   };
 

@@ -1,0 +1,122 @@
+#include "testcase/harness.hpp"
+
+#include <cstring>
+#include <fstream>
+
+#include "support/error.hpp"
+
+namespace loam::testcase {
+
+std::string write_harness(const emit::ModuleInterface& m, const std::string& header) {
+  std::string s;
+  s += "// Test harness for module " + m.name + ", written by loam test-case.\n";
+  s += "#include \"" + header + "\"\n\n#include <cstdio>\n#include <fstream>\n#include <iterator>\n#include <string>\n\n";
+  s += R"(namespace {
+
+std::vector<char> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) { std::fprintf(stderr, "harness: cannot read %s\n", path.c_str()); std::exit(2); }
+  return std::vector<char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+template <class T>
+T read_tensor(const std::string& path) {
+  std::vector<char> b = read_file(path);
+  std::uint64_t rank = 0;
+  if (b.size() < 8) { std::fprintf(stderr, "harness: %s is short\n", path.c_str()); std::exit(2); }
+  std::memcpy(&rank, b.data(), 8);
+  if (rank != T::RANK) { std::fprintf(stderr, "harness: %s has rank %llu, the module's input %zu\n", path.c_str(), (unsigned long long)rank, T::RANK); std::exit(2); }
+  typename T::Extents ext{};
+  std::size_t off = 8;
+  for (std::size_t i = 0; i < T::RANK; ++i, off += 8) std::memcpy(&ext[i], b.data() + off, 8);
+  auto t = T::uninitialized(ext);
+  std::size_t bytes = sizeof(typename T::ElementType) * static_cast<std::size_t>(t.count());
+  if (b.size() - off != bytes) { std::fprintf(stderr, "harness: %s holds %zu bytes, expected %zu\n", path.c_str(), b.size() - off, bytes); std::exit(2); }
+  if (bytes) std::memcpy(t.data(), b.data() + off, bytes);
+  return t;
+}
+
+template <class T>
+void write_tensor(const std::string& path, const T& t) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  std::uint64_t rank = T::RANK;
+  out.write(reinterpret_cast<const char*>(&rank), 8);
+  for (std::size_t i = 0; i < T::RANK; ++i) {
+    std::int64_t e = t.extents()[i];
+    out.write(reinterpret_cast<const char*>(&e), 8);
+  }
+  if (t.count() > 0) out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(sizeof(typename T::ElementType) * t.count()));
+}
+
+)";
+  s += "template <class B>\nint run(B& backend, const " + m.name + "::Weights& weights, const std::string& dir, const std::string& tag) {\n";
+  for (std::size_t i = 0; i < m.inputs.size(); ++i)
+    s += "  auto in" + std::to_string(i) + " = read_tensor<" + m.name + "::" + m.inputs[i].cpp_type + ">(dir + \"/input_" +
+         std::to_string(i) + ".bin\");\n";
+  s += "  auto result = " + m.name + "::forward(backend, weights";
+  for (std::size_t i = 0; i < m.inputs.size(); ++i) s += ", in" + std::to_string(i);
+  s += ");\n  if (!result) { std::fprintf(stderr, \"%s\\n\", result.error().what().c_str()); return 3; }\n";
+  for (std::size_t i = 0; i < m.outputs.size(); ++i) {
+    std::string v = m.outputs_struct ? "result->" + m.outputs[i].ident : "*result";
+    s += "  write_tensor(dir + \"/\" + tag + \"_output_" + std::to_string(i) + ".bin\", " + v + ");\n";
+  }
+  s += "  return 0;\n}\n\n}  // namespace\n\n";
+  s += "int main(int argc, char** argv) {\n"
+       "  if (argc < 3) { std::fprintf(stderr, \"usage: harness DIR cpu|opaque [CHECKPOINT]\\n\"); return 2; }\n"
+       "  std::string dir = argv[1], backend = argv[2];\n";
+  s += "  " + m.name + "::Weights weights;\n";
+  s += "  if (argc > 3) {\n"
+       "    std::vector<char> bytes = read_file(argv[3]);\n"
+       "    auto loaded = " + m.name + "::Weights::load(std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()));\n"
+       "    if (!loaded) { std::fprintf(stderr, \"%s\\n\", loaded.error().what().c_str()); return 4; }\n"
+       "    weights = std::move(*loaded);\n"
+       "  }";
+  if (m.has_embedded) s += " else {\n    weights = " + m.name + "::Weights::embedded();\n  }\n";
+  else s += "\n";
+  s += "  try {\n"
+       "    if (backend == \"cpu\") { " + m.name + "::Cpu cpu; return run(cpu, weights, dir, backend); }\n"
+       "    if (backend == \"opaque\") { " + m.name + "::OpaqueBackend opaque; return run(opaque, weights, dir, backend); }\n"
+       "  } catch (const std::exception& e) {\n"
+       "    std::fprintf(stderr, \"kernel: %s\\n\", e.what());\n"
+       "    return 5;\n"
+       "  }\n"
+       "  std::fprintf(stderr, \"harness: unknown backend %s\\n\", backend.c_str());\n"
+       "  return 2;\n}\n";
+  return s;
+}
+
+void write_raw_tensor(const std::filesystem::path& file, const TensorData& t) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) fail(file.string() + ": cannot open for writing");
+  uint64_t rank = t.dims.size();
+  out.write(reinterpret_cast<const char*>(&rank), 8);
+  for (int64_t d : t.dims) out.write(reinterpret_cast<const char*>(&d), 8);
+  out.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size()));
+  if (!out) fail(file.string() + ": write error");
+}
+
+TensorData read_raw_tensor(const std::filesystem::path& file, ElementType elem) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail(file.string() + ": the harness wrote no output here");
+  std::vector<char> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  TensorData t;
+  t.elem = elem;
+  uint64_t rank = 0;
+  if (b.size() < 8) fail(file.string() + ": shorter than its rank");
+  std::memcpy(&rank, b.data(), 8);
+  if (rank > 64 || b.size() < 8 + 8 * rank) fail(file.string() + ": malformed");
+  for (uint64_t i = 0; i < rank; ++i) {
+    int64_t d;
+    std::memcpy(&d, b.data() + 8 + 8 * i, 8);
+    t.dims.push_back(d);
+  }
+  std::size_t off = 8 + 8 * rank;
+  t.data.resize(b.size() - off);
+  if (!t.data.empty()) std::memcpy(t.data.data(), b.data() + off, t.data.size());
+  auto n = t.element_count();
+  if (!n || static_cast<std::size_t>(*n) * element_size(elem) != t.data.size())
+    fail(file.string() + ": its payload does not match its extents");
+  return t;
+}
+
+}  // namespace loam::testcase

@@ -1,0 +1,287 @@
+#include "testcase/test_case.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "axes/naming.hpp"
+#include "emit/build.hpp"
+#include "graph/graph.hpp"
+#include "onnx/reader.hpp"
+#include "options/options.hpp"
+#include "stage0/stage0.hpp"
+#include "support/error.hpp"
+#include "testcase/harness.hpp"
+#include "testcase/tensor_file.hpp"
+
+namespace loam::testcase {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Exec {
+  int status = -1;  // exit code; -1 when killed or not started
+  bool timed_out = false;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs argv without a shell, capturing its output, killing it after `timeout` seconds.
+Exec run_process(const std::vector<std::string>& argv, int timeout) {
+  Exec r;
+  int pipefd[2];
+  if (pipe(pipefd) != 0) return r;
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(pipefd[0]);
+    close(pipefd[1]);
+    return r;
+  }
+  if (pid == 0) {
+    dup2(pipefd[1], 1);
+    dup2(pipefd[1], 2);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(pipefd[1]);
+  fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+  auto start = std::chrono::steady_clock::now();
+  char buf[4096];
+  int status = 0;
+  bool done = false;
+  while (!done) {
+    ssize_t n;
+    while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+      if (r.output.size() < (1u << 20)) r.output.append(buf, static_cast<std::size_t>(n));
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) {
+      done = true;
+      break;
+    }
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(timeout)) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      r.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ssize_t n;
+  while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+    if (r.output.size() < (1u << 20)) r.output.append(buf, static_cast<std::size_t>(n));
+  close(pipefd[0]);
+  if (!r.timed_out && WIFEXITED(status)) r.status = WEXITSTATUS(status);
+  return r;
+}
+
+std::vector<std::string> split_flags(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ' ') {
+      if (!cur.empty()) out.push_back(cur), cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+std::string first_lines(const std::string& s, int n) {
+  std::string out;
+  int lines = 0;
+  for (char c : s) {
+    out += c;
+    if (c == '\n' && ++lines >= n) break;
+  }
+  return out;
+}
+
+double element_as_double(const TensorData& t, std::size_t i) {
+  const std::byte* p = t.data.data() + i * element_size(t.elem);
+  switch (t.elem) {
+    case ElementType::F32: { float v; std::memcpy(&v, p, 4); return v; }
+    case ElementType::F64: { double v; std::memcpy(&v, p, 8); return v; }
+    case ElementType::I64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+    case ElementType::I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case ElementType::Bool: case ElementType::U8: return static_cast<double>(std::to_integer<int>(*p));
+    case ElementType::F16: case ElementType::BF16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      uint32_t bits;
+      if (t.elem == ElementType::BF16) {
+        bits = static_cast<uint32_t>(h) << 16;
+      } else {
+        uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 31, man = h & 1023;
+        if (exp == 0) {
+          float v = std::ldexp(static_cast<float>(man), -24);
+          return sign ? -v : v;
+        }
+        if (exp == 31) bits = (sign << 31) | 0x7f800000u | (man << 13);
+        else bits = (sign << 31) | ((exp + 112) << 23) | (man << 13);
+      }
+      float v;
+      std::memcpy(&v, &bits, 4);
+      return v;
+    }
+    default: return 0;
+  }
+}
+
+std::string dims_text(const std::vector<int64_t>& d) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+std::string compare_tensors(const TensorData& expected, const TensorData& actual, double rtol, double atol) {
+  if (expected.elem != actual.elem)
+    return std::string("element type ") + element_type_name(actual.elem) + ", expected " + element_type_name(expected.elem);
+  if (expected.dims != actual.dims) return "extents " + dims_text(actual.dims) + ", expected " + dims_text(expected.dims);
+  auto n = expected.element_count().value_or(0);
+  bool is_float = expected.elem == ElementType::F32 || expected.elem == ElementType::F64 ||
+                  expected.elem == ElementType::F16 || expected.elem == ElementType::BF16;
+  for (int64_t i = 0; i < n; ++i) {
+    double e = element_as_double(expected, static_cast<std::size_t>(i));
+    double a = element_as_double(actual, static_cast<std::size_t>(i));
+    bool ok;
+    if (!is_float) ok = e == a;
+    else if (std::isnan(e)) ok = std::isnan(a);
+    else if (std::isinf(e)) ok = a == e;
+    else ok = std::fabs(a - e) <= atol + rtol * std::fabs(e);
+    if (!ok) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "element %lld is %.9g, expected %.9g", static_cast<long long>(i), a, e);
+      return buf;
+    }
+  }
+  return "";
+}
+
+TestCaseResult run_test_case(const fs::path& dir, const TestCaseOptions& o, std::ostream& log) {
+  TestCaseResult result;
+  std::vector<fs::path> sets;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
+  if (ec) fail(dir.string() + ": cannot list: " + ec.message());
+  std::sort(sets.begin(), sets.end());
+  auto fail_all = [&](const std::string& why) {
+    result.failed = static_cast<int>(sets.size() ? sets.size() : 1);
+    log << "error: " << why << "\n";
+    return result;
+  };
+
+  fs::path work;
+  bool temporary = !o.work_dir;
+  if (o.work_dir) {
+    work = *o.work_dir;
+    fs::create_directories(work);
+  } else {
+    std::string tmpl = (fs::temp_directory_path() / "loam-test-case-XXXXXX").string();
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data())) fail("cannot make a temporary directory");
+    work = buf.data();
+  }
+  struct Cleanup {
+    fs::path p;
+    bool on;
+    ~Cleanup() {
+      std::error_code e;
+      if (on) fs::remove_all(p, e);
+    }
+  } cleanup{work, temporary};
+
+  // Build the module.
+  emit::WrittenModule module;
+  try {
+    Model model = read_model_file(dir / "model.onnx");
+    Options options;
+    if (o.options_file) {
+      options = load_options(*o.options_file);
+    } else {
+      stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, "model.onnx"));
+      options.layout = axes::propose_layout(model, st, "model.onnx");
+    }
+    module = emit::build_module(model, options, {}, "model.onnx", "loam_case");
+  } catch (const Error& e) {
+    result.refusal = e.what();
+    return fail_all(std::string("build refused: ") + e.what());
+  }
+  {
+    std::ofstream h(work / "module.hpp", std::ios::binary | std::ios::trunc);
+    h << module.text;
+    std::ofstream c(work / "harness.cpp", std::ios::binary | std::ios::trunc);
+    c << write_harness(module.interface, "module.hpp");
+    if (!h || !c) fail(work.string() + ": cannot write the module and harness");
+  }
+  std::vector<std::string> cc = split_flags(o.cxx);
+  for (auto& f : split_flags(o.cxx_flags)) cc.push_back(f);
+  cc.push_back("-o");
+  cc.push_back((work / "harness").string());
+  cc.push_back((work / "harness.cpp").string());
+  Exec compiled = run_process(cc, 900);
+  if (compiled.status != 0)
+    return fail_all("the harness did not compile:\n" + first_lines(compiled.output, 30));
+  result.built = true;
+
+  // Run every data set.
+  for (const auto& set : sets) {
+    std::string name = set.filename().string();
+    fs::path run_dir = work / name;
+    fs::create_directories(run_dir);
+    std::string why;
+    try {
+      for (std::size_t i = 0; i < module.interface.inputs.size(); ++i) {
+        TensorData t = read_tensor_proto_file(set / ("input_" + std::to_string(i) + ".pb"));
+        const auto& want = module.interface.inputs[i];
+        if (t.elem != want.elem)
+          fail(name + ": input " + std::to_string(i) + " is " + element_type_name(t.elem) + ", the module takes " +
+               element_type_name(want.elem));
+        write_raw_tensor(run_dir / ("input_" + std::to_string(i) + ".bin"), t);
+      }
+      std::vector<std::string> backends = {"cpu"};
+      if (o.opaque) backends.push_back("opaque");
+      for (const auto& b : backends) {
+        Exec r = run_process({(work / "harness").string(), run_dir.string(), b}, o.run_timeout_seconds);
+        if (r.timed_out) fail(b + ": timed out");
+        if (r.status != 0) fail(b + ": " + first_lines(r.output, 5));
+        for (std::size_t i = 0; i < module.interface.outputs.size(); ++i) {
+          TensorData expected = read_tensor_proto_file(set / ("output_" + std::to_string(i) + ".pb"));
+          TensorData actual =
+              read_raw_tensor(run_dir / (b + "_output_" + std::to_string(i) + ".bin"), module.interface.outputs[i].elem);
+          std::string d = compare_tensors(expected, actual, o.rtol, o.atol);
+          if (!d.empty()) fail(b + ": output " + std::to_string(i) + " '" + module.interface.outputs[i].graph_name + "': " + d);
+        }
+      }
+    } catch (const Error& e) {
+      why = e.what();
+    }
+    if (why.empty()) {
+      ++result.passed;
+      log << name << ": passed\n";
+    } else {
+      ++result.failed;
+      log << name << ": FAILED: " << why << "\n";
+    }
+  }
+  return result;
+}
+
+}  // namespace loam::testcase

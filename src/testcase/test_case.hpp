@@ -1,0 +1,44 @@
+// `loam test-case DIR`: a model in ONNX's backend-test layout (model.onnx, test_data_set_*/
+// input_*.pb and output_*.pb) through the whole path. Infers a layout when none is given, builds the
+// module, compiles a harness with the system C++ compiler, runs every data set on Cpu and on
+// OpaqueBackend, and compares each output with ONNX's backend tolerances. A build refusal, a compile
+// failure or a refused run counts every data set as failed.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "graph/graph.hpp"
+
+namespace loam::testcase {
+
+struct TestCaseOptions {
+  std::optional<std::filesystem::path> options_file;  // none: a layout is inferred
+  std::string cxx = "g++";                            // $CXX
+  std::string cxx_flags = "-std=c++23 -O2 -march=native";
+  double rtol = 1e-3;
+  double atol = 1e-7;
+  bool opaque = true;                                 // also run through OpaqueBackend
+  std::optional<std::filesystem::path> work_dir;      // kept when given; else a temporary one
+  int run_timeout_seconds = 300;
+};
+
+struct TestCaseResult {
+  int passed = 0;
+  int failed = 0;
+  bool built = false;     // the module built and the harness compiled
+  std::string refusal;    // the build's error, when it refused
+};
+
+// Runs the case, printing one line per data set (and any error) to `log`.
+TestCaseResult run_test_case(const std::filesystem::path& dir, const TestCaseOptions& options, std::ostream& log);
+
+// Whether `actual` matches `expected` (same element type, extents, and every element within
+// atol + rtol * |expected|; NaN matches NaN; integers and bools exactly). Returns "" on a match,
+// else what differs first.
+std::string compare_tensors(const TensorData& expected, const TensorData& actual,
+                            double rtol, double atol);
+
+}  // namespace loam::testcase

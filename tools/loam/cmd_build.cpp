@@ -1,0 +1,52 @@
+// loam build GRAPH [--checkpoint FILE]... [--options F] -o NAME.hpp [--name NAME]
+// Writes one self-contained C++ header for the model; a refusal prints the error naming the file,
+// node, tensor and axis, and exits 1 without writing.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "emit/build.hpp"
+#include "subcommand.hpp"
+#include "support/error.hpp"
+
+namespace {
+
+struct BuildArgs {
+  std::string graph;
+  std::vector<std::string> checkpoints;
+  std::string options;
+  std::string output;
+  std::string name;
+};
+
+const loam::cli::SubcommandRegistration build_registration([](CLI::App& app) -> loam::cli::Run {
+  auto args = std::make_shared<BuildArgs>();
+  CLI::App* sub = app.add_subcommand("build", "Generate a typed C++ header for a model");
+  sub->add_option("graph", args->graph, "the model (.onnx or .onnxtext)")->required();
+  sub->add_option("--checkpoint", args->checkpoints, "a safetensors checkpoint (repeatable)");
+  sub->add_option("--options", args->options, "options JSON (layout, dims, outputs, ...)");
+  sub->add_option("-o,--output", args->output, "the header to write")->required();
+  sub->add_option("--name", args->name, "the module's namespace (default: from the output file name)");
+  return [args]() -> int {
+    loam::emit::BuildRequest r;
+    r.graph = args->graph;
+    for (auto& c : args->checkpoints) r.checkpoints.emplace_back(c);
+    if (!args->options.empty()) r.options_file = args->options;
+    r.name = args->name.empty() ? loam::emit::module_name_from_path(args->output) : args->name;
+    loam::emit::WrittenModule m = loam::emit::build_module(r);
+    // Written beside the target and renamed, so a failed build never leaves half a header.
+    std::string tmp = args->output + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      if (!out) loam::fail(tmp + ": cannot open for writing");
+      out << m.text;
+      if (!out) loam::fail(tmp + ": write error");
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, args->output, ec);
+    if (ec) loam::fail(args->output + ": cannot write: " + ec.message());
+    return 0;
+  };
+});
+
+}  // namespace
