@@ -11,6 +11,7 @@ std::string write_harness(const emit::ModuleInterface& m, const std::string& hea
   std::string s;
   s += "// Test harness for module " + m.name + ", written by loam test-case.\n";
   s += "#include \"" + header + "\"\n\n#include <cstdio>\n#include <fstream>\n#include <iterator>\n#include <string>\n\n";
+  s += "using namespace " + m.name + ";  // the module's axis markers and Tensor, unqualified\n\n";
   s += R"(namespace {
 
 std::vector<char> read_file(const std::string& path) {
@@ -51,7 +52,7 @@ void write_tensor(const std::string& path, const T& t) {
 )";
   s += "template <class B>\nint run(B& backend, const " + m.name + "::Weights& weights, const std::string& dir, const std::string& tag) {\n";
   for (std::size_t i = 0; i < m.inputs.size(); ++i)
-    s += "  auto in" + std::to_string(i) + " = read_tensor<" + m.name + "::" + m.inputs[i].cpp_type + ">(dir + \"/input_" +
+    s += "  auto in" + std::to_string(i) + " = read_tensor<" + m.inputs[i].cpp_type + ">(dir + \"/input_" +
          std::to_string(i) + ".bin\");\n";
   s += "  auto result = " + m.name + "::forward(backend, weights";
   for (std::size_t i = 0; i < m.inputs.size(); ++i) s += ", in" + std::to_string(i);
