@@ -60,8 +60,8 @@ std::string header_digest(const SafetensorsHeader& h) {
 }
 
 // One line per safetensors file: its header digest, or the whole file's under inline_weights.
-void stamp_safetensors(std::ostringstream& out, const std::filesystem::path& file, bool whole) {
-  SafetensorsHeader h = read_safetensors_header_file(file);
+void stamp_safetensors(std::ostringstream& out, const SafetensorsHeader& h, const std::filesystem::path& file,
+                       bool whole) {
   if (whole)
     out << "file sha256:" << sha256_file_hex(file) << " " << file.string() << "\n";
   else
@@ -99,13 +99,13 @@ std::string probe_stamp_text(const std::vector<std::filesystem::path>& checkpoin
   const bool whole = options && options->inline_weights;
   for (const auto& file : checkpoints) {
     if (file.extension() == ".json") {
-      // The index is schema through and through, so all of it is stamped; then each shard.
-      std::string text = read_whole_file(file);
-      SafetensorsIndex index = parse_safetensors_index(text, file.string());
-      out << "index sha256:" << sha256_hex(text) << " " << file.string() << "\n";
-      for (const auto& shard : index.shard_names()) stamp_safetensors(out, file.parent_path() / shard, whole);
+      // The index is schema through and through, so all of it is stamped; then each shard, after
+      // the index and the shards' headers are checked against each other.
+      out << "index sha256:" << sha256_hex(read_whole_file(file)) << " " << file.string() << "\n";
+      Checkpoint sharded = load_sharded_checkpoint(file);
+      for (const auto& h : sharded.shards) stamp_safetensors(out, h, h.origin, whole);
     } else {
-      stamp_safetensors(out, file, whole);
+      stamp_safetensors(out, read_safetensors_header_file(file), file, whole);
     }
   }
   return out.str();
