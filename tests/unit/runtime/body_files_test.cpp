@@ -123,7 +123,15 @@ std::string declared_name(const std::string& statement) {
 
 // Every name declared at namespace scope of one body file.
 std::set<std::string> namespace_scope_names(const std::string& src) {
-  const std::string code = code_only(src);
+  // Preprocessor lines (#if, #pragma) declare nothing: blank them.
+  std::string code = code_only(src);
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const std::size_t line_end = std::min(code.find('\n', i), code.size());
+    const std::size_t first = code.find_first_not_of(" \t", i);
+    if (first < line_end && code[first] == '#')
+      for (std::size_t j = first; j < line_end; ++j) code[j] = ' ';
+    i = line_end;
+  }
   std::set<std::string> names;
   std::string statement;
   int depth = 0, paren = 0;
@@ -142,10 +150,6 @@ std::set<std::string> namespace_scope_names(const std::string& src) {
         const std::string n = declared_name(statement);
         if (!n.empty()) names.insert(n);
         statement.clear();
-        continue;
-      }
-      if (c == '#') {
-        statement += c;  // a preprocessor line stays part of the text; it declares nothing
         continue;
       }
       statement += c;
@@ -218,8 +222,10 @@ TEST(RuntimeBodyFiles, ScannerFindsEachKindOfDeclaration) {
       "template <class T> using Alias = T;\n"
       "inline constexpr bool Flag = [] { return true; }();\n"
       "constexpr int free_function(int x) { return x; }\n"
-      "static_assert(true, \"struct NotThis\");\n";
-  const std::set<std::string> want = {"Plain", "Special", "Kind", "Fits", "Alias", "Flag", "free_function"};
+      "static_assert(true, \"struct NotThis\");\n"
+      "#pragma GCC optimize(\"O3\")\n"
+      "struct AfterPragma {};\n";
+  const std::set<std::string> want = {"Plain", "Special", "Kind", "Fits", "Alias", "Flag", "free_function", "AfterPragma"};
   EXPECT_EQ(namespace_scope_names(sample), want);
 }
 
