@@ -421,6 +421,14 @@ class Bridge {
 
   void punct(const Token& t) {
     char c = t.text[0];
+    // ONNX 1.12's literal reader leaves a literal it cannot start unset (".5", "*"): refuse such a
+    // token here, where the message can say what is wrong, instead of letting it read one.
+    if (c == '.' && !(i_ > 0 && t_[i_ - 1].kind == Token::Kind::Ident && peek(i_ + 1) &&
+                      peek(i_ + 1)->kind == Token::Kind::Ident))
+      fail(at(t.line) + "unexpected '.' (a number may end at its point but not start there)");
+    bool value_place = top() == Ctx::TensorLiteral || top() == Ctx::ValueList || (top() == Ctx::AttrList && prev_is('='));
+    if (value_place && std::string("-,}]>[:").find(c) == std::string::npos)
+      fail(at(t.line) + "unexpected '" + t.text + "' where a value is expected");
     switch (c) {
       case '-':
         if (const Token* nx = peek(i_ + 1); nx && nx->kind == Token::Kind::Ident && is_float_word(nx->text) && float_word_position(i_ + 1)) {

@@ -211,7 +211,10 @@ TEST(TextReader, FloatMayEndAtItsPointButNotStartThere) {
   Model m = text("g () => (float[2] y) <float[2] w = {1., 2.5e1}> { y = Identity(w) }");
   EXPECT_EQ(element<float>(m.graph.initializers.at(0), 0), 1.0f);
   EXPECT_EQ(element<float>(m.graph.initializers.at(0), 1), 25.0f);
-  EXPECT_THROW(text("g () => (float[1] y) <float[1] w = {.5}> { y = Identity(w) }"), Error);
+  EXPECT_EQ(error_of([] { text("g () => (float[1] y) <float[1] w = {.5}> { y = Identity(w) }"); }),
+            "t.onnxtext: line 2: unexpected '.' (a number may end at its point but not start there)");
+  EXPECT_EQ(error_of([] { text("g (float[2] x) => (float[2] y) { y = LeakyRelu <alpha = .5> (x) }"); }),
+            "t.onnxtext: line 2: unexpected '.' (a number may end at its point but not start there)");
 }
 
 TEST(TextReader, FloatWordsInAnyCaseWithOptionalMinus) {
@@ -277,6 +280,16 @@ TEST(TextReader, MalformedTextIsAnErrorNamingTheFile) {
             "d.onnxtext: line 1: brackets nest deeper than 64");
   EXPECT_EQ(error_of([&] { read_onnx_text(std::string("g (float x)\0 => (float y)", 25), "z.onnxtext"); }),
             "z.onnxtext: line 1: NUL byte in text model (byte offset 11)");
+}
+
+TEST(TextReader, ParserErrorsNameTheLineAndQuoteIt) {
+  EXPECT_EQ(error_of([] { text("g () => (int64[1] y) <int64[1] w = {nan}> { y = Identity(w) }"); }),
+            "t.onnxtext: line 2: Integer value expected, but not found. "
+            "(near: g () => (int64[1] y) <int64[1] w = {nan}> { y = Identity(w) })");
+  EXPECT_EQ(error_of([] { text("g (float x) => (float y) {\n  y = Relu(x)\n  z =\n}"); }),
+            "t.onnxtext: line 5: Expected character ( not found. (near: })");
+  EXPECT_EQ(error_of([] { text("g (float x) => (float y) { y = Relu <alpha = *> (x) }"); }),
+            "t.onnxtext: line 2: unexpected '*' where a value is expected");
 }
 
 TEST(TextReader, ExternalDataLocationIsRefused) {
