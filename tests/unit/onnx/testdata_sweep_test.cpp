@@ -92,3 +92,14 @@ TEST(TestDataSweep, ProtoToTextToGraphIsUnchanged) {
   std::printf("round trip: %d unchanged, %d not read\n", same, not_representable);
   EXPECT_GT(same, 1000);
 }
+
+TEST(TestDataSweep, BundledModelsSurviveTheTextRoundTrip) {
+  for (const char* name : {"mnist-12", "ultraface-rfb-320"}) {
+    fs::path p = fs::path(LOAM_SOURCE_DIR) / "models" / name / "model.onnx";
+    Model m = read_onnx_proto(slurp(p), p.string());
+    Model back = read_onnx_text(print_onnxtext(m), "printed");
+    EXPECT_TRUE(m == back) << name;
+    Model normalized = read_model_file(p);
+    EXPECT_TRUE(normalized == read_onnx_text(print_onnxtext(normalized), "printed")) << name << " (normalised)";
+  }
+}
