@@ -151,6 +151,13 @@ std::vector<Extent> OpContext::broadcast_shapes(const std::vector<std::vector<Ex
       if (d.is_constant() && cur.is_constant())
         error("cannot broadcast " + what);
       equal(cur, d, what);
+      // Equal under what the inputs owe: carry the side that is a polynomial over input symbols.
+      auto derived = [](const Extent& e) {
+        for (auto sym : e.symbols())
+          if (!stage0::is_input_symbol(sym)) return true;
+        return false;
+      };
+      if (derived(cur) && !derived(d)) cur = d, owner[pos] = static_cast<int>(si);
     }
     (void)owner;
   }

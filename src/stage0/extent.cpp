@@ -267,9 +267,11 @@ std::string Extent::to_string() const {
     for (std::size_t k = 0; k < factors.size(); ++k) p.mono += (k ? " * " : "") + factors[k];
     ps.push_back(std::move(p));
   }
+  if (constant_ != 0) ps.push_back(Printed{0, {}, constant_});
+  // Positive terms first ("1024 - S", not "-S + 1024"), each sign by descending degree, then name.
   std::sort(ps.begin(), ps.end(), [](const Printed& a, const Printed& b) {
+    if ((a.coeff > 0) != (b.coeff > 0)) return a.coeff > 0;
     if (a.degree != b.degree) return a.degree > b.degree;
-    if ((a.coeff > 0) != (b.coeff > 0)) return a.coeff > 0;  // "M - N" rather than "-N + M"
     return a.mono < b.mono;
   });
   std::string out;
@@ -284,7 +286,7 @@ std::string Extent::to_string() const {
     else out += std::to_string(mag) + " * " + mono;
   };
   for (const auto& p : ps) append(p.coeff, p.mono);
-  if (constant_ != 0 || out.empty()) append(constant_, "");
+  if (out.empty()) append(0, "");
   return out;
 }
 

@@ -38,19 +38,21 @@ std::string check_report(const loam::Model& model, const Stage0Result& r) {
       out += "  " + b.symbol + (b.alone ? " is" : " is read back from") + " axis " + std::to_string(b.axis) + " of '" +
              b.input + "'" + (b.alone ? "" : " (" + b.spelling.to_string() + ")") + "\n";
   }
-  std::size_t folded = 0;
+  std::size_t folded = 0, regroupings = 0;
   out += "nodes:\n";
   for (const auto& ns : r.nodes) {
     const Node& n = model.graph.nodes[ns.index];
     folded += ns.folded;
-    out += "  " + n.label() + ": " + (ns.folded ? "folded" : "kernel") + "\n";
+    regroupings += ns.regrouping;
+    out += "  " + n.label() + ": " + (ns.folded ? "folded" : ns.regrouping ? "regrouping" : "kernel") + "\n";
     for (const auto& o : n.outputs)
       if (!o.empty()) out += "    " + value_line(r.value(o)) + "\n";
   }
   out += "outputs:\n";
   for (const auto& name : r.outputs) out += "  " + value_line(r.value(name)) + "\n";
-  out += std::to_string(r.nodes.size()) + " nodes, " + std::to_string(folded) + " folded, " +
-         std::to_string(r.nodes.size() - folded) + " kernels\n";
+  out += std::to_string(r.nodes.size()) + " nodes: " + std::to_string(folded) + " folded, " +
+         std::to_string(regroupings) + " regroupings, " + std::to_string(r.nodes.size() - folded - regroupings) +
+         " kernels\n";
   out += "owed conditions: " + std::to_string(r.owed.size()) + "\n";
   for (const auto& c : r.owed) out += "  " + c.to_string() + "\n";
   return out;

@@ -397,6 +397,9 @@ struct Run {
       std::string name = o.name;
       result.values.emplace(std::move(name), std::move(o));
     }
+    static const std::unordered_set<std::string> kRegroupings = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
+                                                                 "Identity", "Dropout"};
+    ns.regrouping = !ns.folded && node.domain.empty() && kRegroupings.count(node.op_type) > 0;
     result.nodes.push_back(ns);
   }
 };

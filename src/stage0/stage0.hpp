@@ -49,6 +49,9 @@ struct ValueState {
 struct NodeState {
   std::size_t index = 0;  // into Model::graph.nodes
   bool folded = false;    // every output is known: the node emits no code
+  // Not folded, but moves no element: a Reshape, Flatten, Squeeze, Unsqueeze or Identity of a value
+  // the run computes — the same elements under new extents, so no kernel computes anything.
+  bool regrouping = false;
 };
 
 // How forward binds an input symbol: from `input`'s axis `axis`, whose spelled length is `spelling`;
