@@ -13,7 +13,6 @@ namespace loam {
 
 namespace {
 
-std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "[";
@@ -42,12 +41,12 @@ void check_initializers(const Checkpoint& checkpoint, const Graph& graph, const 
     if (init.has_data) continue;
     auto entry = checkpoint.find(init.name);
     if (!entry)
-      fail(graph_origin + ": initializer " + in_quotes(init.name) +
+      fail(graph_origin + ": initializer " + quote_tensor_name(init.name) +
            " has no data in the graph, and the checkpoint (" + checkpoint.origins() +
            ") has no tensor of that name");
     const SafetensorsHeader& shard = checkpoint.shards[entry->shard];
     const SafetensorsTensor& t = *entry->tensor;
-    const std::string where = shard.origin + ": tensor " + in_quotes(t.name);
+    const std::string where = shard.origin + ": tensor " + quote_tensor_name(t.name);
     auto elem = safetensors_dtype_to_element(t.dtype);
     if (!elem || *elem != init.elem)
       fail(where + " is " + safetensors_dtype_name(t.dtype) + ", but the graph (" + graph_origin +
@@ -93,7 +92,7 @@ Checkpoint assemble_checkpoint(std::vector<SafetensorsHeader> shards) {
       const std::string& name = c.shards[s].tensors[t].name;
       auto [it, fresh] = c.index_.emplace(name, std::make_pair(s, t));
       if (!fresh)
-        fail(c.shards[s].origin + ": tensor " + in_quotes(name) + " is also in " +
+        fail(c.shards[s].origin + ": tensor " + quote_tensor_name(name) + " is also in " +
              c.shards[it->second.first].origin + "; a tensor belongs to one shard");
     }
   return c;
@@ -115,10 +114,10 @@ SafetensorsIndex parse_safetensors_index(std::string_view json_text, const std::
   index.origin = origin;
   for (auto it = wm->begin(); it != wm->end(); ++it) {
     if (!it->is_string())
-      fail(origin + ": weight_map: tensor " + in_quotes(it.key()) + ": the shard is not a string");
+      fail(origin + ": weight_map: tensor " + quote_tensor_name(it.key()) + ": the shard is not a string");
     std::string shard = it->get<std::string>();
     if (!is_plain_file_name(shard))
-      fail(origin + ": weight_map: tensor " + in_quotes(it.key()) + ": shard " + in_quotes(shard) +
+      fail(origin + ": weight_map: tensor " + quote_tensor_name(it.key()) + ": shard " + quote_tensor_name(shard) +
            " is not a file name beside the index");
     index.weight_map.emplace(it.key(), std::move(shard));
   }
@@ -141,7 +140,7 @@ Checkpoint load_sharded_checkpoint(const std::filesystem::path& index_file) {
           first_tensor = tensor;
           break;
         }
-      fail(origin + ": weight_map places tensor " + in_quotes(first_tensor) + " in shard " + in_quotes(name) +
+      fail(origin + ": weight_map places tensor " + quote_tensor_name(first_tensor) + " in shard " + quote_tensor_name(name) +
            ", which does not exist (looked for " + file.string() + ")");
     }
     shard_of_name.emplace(name, shards.size());
@@ -149,16 +148,16 @@ Checkpoint load_sharded_checkpoint(const std::filesystem::path& index_file) {
   }
   for (const auto& [tensor, shard] : index.weight_map)
     if (!shards[shard_of_name.at(shard)].find(tensor))
-      fail(origin + ": weight_map places tensor " + in_quotes(tensor) + " in shard " + in_quotes(shard) +
+      fail(origin + ": weight_map places tensor " + quote_tensor_name(tensor) + " in shard " + quote_tensor_name(shard) +
            ", whose header has no tensor of that name");
   for (const auto& [name, s] : shard_of_name)
     for (const auto& t : shards[s].tensors) {
       auto it = index.weight_map.find(t.name);
       if (it == index.weight_map.end())
-        fail(shards[s].origin + ": tensor " + in_quotes(t.name) + " is not in the weight_map of " + origin);
+        fail(shards[s].origin + ": tensor " + quote_tensor_name(t.name) + " is not in the weight_map of " + origin);
       if (it->second != name)
-        fail(shards[s].origin + ": tensor " + in_quotes(t.name) + " is here, but the weight_map of " + origin +
-             " places it in " + in_quotes(it->second));
+        fail(shards[s].origin + ": tensor " + quote_tensor_name(t.name) + " is here, but the weight_map of " + origin +
+             " places it in " + quote_tensor_name(it->second));
     }
   return assemble_checkpoint(std::move(shards));
 }

@@ -58,7 +58,6 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-std::string in_quotes(const std::string& name) { return "'" + name + "'"; }
 
 class HeaderReader {
  public:
@@ -66,7 +65,7 @@ class HeaderReader {
       : origin_(origin), payload_base_(payload_base) {}
 
   [[noreturn]] void fail_tensor(const std::string& name, const std::string& why) const {
-    fail(origin_ + ": tensor " + in_quotes(name) + ": " + why);
+    fail(origin_ + ": tensor " + quote_tensor_name(name) + ": " + why);
   }
 
   // "[begin, end] (file bytes X..Y)": the offsets as written, and where they land in the file.
@@ -163,6 +162,22 @@ void check_header_length(uint64_t n, uint64_t file_size, const std::string& orig
 
 }  // namespace
 
+std::string quote_tensor_name(std::string_view name) {
+  static const char* digits = "0123456789abcdef";
+  std::string s = "'";
+  for (char c : name) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      s += "\\x";
+      s += digits[u >> 4];
+      s += digits[u & 15];
+    } else {
+      s += c;
+    }
+  }
+  return s + "'";
+}
+
 const char* safetensors_dtype_name(SafetensorsDtype d) { return info(d).name; }
 unsigned safetensors_dtype_bits(SafetensorsDtype d) { return info(d).bits; }
 std::optional<ElementType> safetensors_dtype_to_element(SafetensorsDtype d) { return info(d).element; }
@@ -234,7 +249,7 @@ SafetensorsHeader read_safetensors_header(std::span<const std::byte> bytes, cons
   for (const auto& t : h.tensors) {
     if (t.begin < covered)
       reader.fail_tensor(t.name, reader.offsets_text(t.begin, t.end) + " overlap tensor " +
-                                     in_quotes(previous->name) + " at " +
+                                     quote_tensor_name(previous->name) + " at " +
                                      reader.offsets_text(previous->begin, previous->end));
     if (t.begin > covered)
       reader.fail_tensor(t.name, reader.offsets_text(t.begin, t.end) + " leave payload bytes " +

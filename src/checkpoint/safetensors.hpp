@@ -42,6 +42,10 @@ unsigned safetensors_dtype_bits(SafetensorsDtype d);
 // not carry (the 8-, 6- and 4-bit floats).
 std::optional<ElementType> safetensors_dtype_to_element(SafetensorsDtype d);
 
+// A tensor name as messages quote it: 'name', with control bytes written \xNN so that a hostile
+// name cannot break the one-line message.
+std::string quote_tensor_name(std::string_view name);
+
 struct SafetensorsTensor {
   std::string name;
   SafetensorsDtype dtype = SafetensorsDtype::F32;

@@ -78,6 +78,8 @@ def main():
     # --- one tensor entry
     one("unknown_dtype", {"w": {"dtype": "F7", "shape": [1], "data_offsets": [0, 4]}}, b"\0" * 4,
         "tensor 'w': unknown dtype \"F7\"")
+    one("control_bytes_in_name", {"a\nb": {"dtype": "X", "shape": [], "data_offsets": [0, 0]}}, b"",
+        "tensor 'a\\x0ab': unknown dtype \"X\"")
     one("missing_offsets", {"w": {"dtype": "U8", "shape": [1]}}, b"\0", "tensor 'w': missing 'data_offsets'")
     one("unknown_tensor_key", {"w": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1], "extra": 1}}, b"\0",
         "tensor 'w': unknown key \"extra\" (a tensor entry has dtype, shape and data_offsets)")
