@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -72,6 +74,59 @@ TEST(CertificateDifferential, SeededRandomGraphsAgreeWithTheIndependentChecker) 
   // The corpus exercises what it is meant to: most graphs load, and some saturate.
   EXPECT_GT(loaded, static_cast<std::size_t>(kCount / 2));
   EXPECT_GT(saturated, 0u);
+  fs::remove_all(dir);
+}
+
+// Every committed vector's graph (tests/wai) certified on its own: the full certificate, not only
+// the members the vector files carry, must agree with the checker's.
+TEST(CertificateDifferential, CommittedVectorGraphsAgreeWithTheIndependentChecker) {
+  const fs::path src = LOAM_SOURCE_DIR;
+  const fs::path dir = fs::temp_directory_path() / ("loam_wai_vec_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::vector<fs::path> files;
+  std::vector<std::string> ours;
+  for (const char* sub : {"graphs", "vectors"}) {
+    std::vector<fs::path> jsonl;
+    for (const auto& e : fs::directory_iterator(src / "tests" / "wai" / sub)) jsonl.push_back(e.path());
+    std::sort(jsonl.begin(), jsonl.end());
+    for (const fs::path& p : jsonl) {
+      std::ifstream in(p);
+      std::string line;
+      while (std::getline(in, line)) {
+        const nlohmann::json v = nlohmann::json::parse(line);
+        const std::string hex = v["graph"];
+        std::vector<std::uint8_t> b(hex.size() / 2);
+        for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::uint8_t>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+        const std::string role = p.stem().string() + "." + std::string(v["id"]);
+        const fs::path g = dir / (role + ".whg1");
+        std::ofstream(g, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+        files.push_back(g);
+        try {
+          ours.push_back(certify_graph(role, b).json);
+        } catch (const RefusalError& e) {
+          ours.push_back("refused: " + std::string(e.refusal().code_name()));
+        }
+      }
+    }
+  }
+  ASSERT_GT(files.size(), 50u);
+  {
+    std::ofstream list(dir / "files.txt");
+    for (const fs::path& p : files) list << p.string() << "\n";
+  }
+  const std::string chk = "python3 " + (src / "tools" / "wai_checker" / "batch.py").string() + " --list " +
+                          (dir / "files.txt").string() + " > " + (dir / "theirs.txt").string();
+  ASSERT_EQ(std::system(chk.c_str()), 0) << chk;
+  std::ifstream in(dir / "theirs.txt");
+  std::string line;
+  std::size_t i = 0;
+  while (std::getline(in, line)) {
+    ASSERT_LT(i, ours.size());
+    EXPECT_EQ(ours[i], line) << files[i];
+    ++i;
+  }
+  EXPECT_EQ(i, ours.size());
   fs::remove_all(dir);
 }
 
