@@ -10,6 +10,7 @@ namespace loam_runtime {
 #include "axes.inc.hpp"
 #include "errors.inc.hpp"
 #include "tensor.inc.hpp"
+#include "safetensors.inc.hpp"
 #include "expr.inc.hpp"
 #include "sgemm.inc.hpp"
 #include "cpu.inc.hpp"
