@@ -189,6 +189,23 @@ TEST(RuntimeBodyFiles, RuntimeHeaderIncludesTheManifestInOrder) {
   EXPECT_EQ(included, manifest());
 }
 
+TEST(RuntimeBodyFiles, TwoModulesTestPastesTheManifest) {
+  // Each of its two namespaces includes every body file in MANIFEST order.
+  const std::string text = read(std::string(LOAM_SOURCE_DIR) + "/tests/unit/runtime/two_modules_test.cpp");
+  std::vector<std::string> included;
+  for (const auto& line : lines_of(text)) {
+    const auto at = line.find("#include \"loam/");
+    if (at == std::string::npos) continue;
+    const auto start = at + 15, end = line.find('"', start);
+    const std::string name = line.substr(start, end - start);
+    if (name != "prelude.hpp") included.push_back(name);
+  }
+  std::vector<std::string> twice = manifest();
+  const auto once = manifest();
+  twice.insert(twice.end(), once.begin(), once.end());
+  EXPECT_EQ(included, twice);
+}
+
 TEST(RuntimeBodyFiles, PreludeHoldsOnlyIncludes) {
   for (const auto& line : lines_of(code_only(read(runtime_dir() + "prelude.hpp")))) {
     const auto first = line.find_first_not_of(" \t");
