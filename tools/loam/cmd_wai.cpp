@@ -5,6 +5,9 @@
 //                                          of canonical JSON per decode: outputs or the refusal
 //   loam wai stage OP --in X.json          a stage operator (§5E) on a §14.1 stage vector, or on
 //                                          its bare "in" object with --modes
+//   loam wai certify G.whg1 [--profile P]  the bounds certificate (§8.5) of the graph certified on
+//                                          its own; with --profile, the verdict, exit 5 if it fails
+//   loam wai admissible G.whg1 T --profile P  the admissible range of tensor T (§8.4), or "none"
 // Exit status: 0 done (every given expect matched), 3 the load refused, 4 an expect differed,
 // 1 a usage or file error.
 //
@@ -21,6 +24,8 @@
 
 #include "subcommand.hpp"
 #include "support/error.hpp"
+#include "wai/admissible.hpp"
+#include "wai/certificate.hpp"
 #include "wai/decode.hpp"
 #include "wai/decode_json.hpp"
 #include "wai/whg1.hpp"
@@ -141,6 +146,70 @@ const WaiActionRegistration stage_action([](CLI::App& wai) -> Run {
       return kDiffers;
     }
     return 0;
+  };
+});
+
+// The role a graph certified on its own is named by: --role, or the file name without ".whg1".
+std::string role_of(const std::string& path, const std::string& role) {
+  if (!role.empty()) return role;
+  std::string base = path.substr(path.find_last_of('/') + 1);
+  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".whg1") == 0) base.resize(base.size() - 5);
+  return base;
+}
+
+constexpr int kProfileFails = 5;
+
+const WaiActionRegistration certify_action([](CLI::App& wai) -> Run {
+  struct Args {
+    std::string graph, role, profile;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = wai.add_subcommand("certify", "Print the bounds certificate of a WHG1 graph (lowering \"whg1\")");
+  sub->add_option("graph", args->graph, "the .whg1 file")->required();
+  sub->add_option("--role", args->role, "the graph's role (default: the file name without .whg1)");
+  sub->add_option("--profile", args->profile, "acc32 or acc64: print the verdict, exit 5 if it fails")
+      ->check(CLI::IsMember({"acc32", "acc64"}));
+  return [args]() -> int {
+    const auto bytes = read_bytes(args->graph);
+    try {
+      const auto cert = loam::wai::certify_graph(role_of(args->graph, args->role), bytes);
+      if (args->profile.empty()) {
+        std::fwrite(cert.json.data(), 1, cert.json.size(), stdout);
+        return 0;
+      }
+      std::printf("%s\n", loam::wai::verdict_json(cert.verdict).dump().c_str());
+      return cert.verdict.meets(*loam::wai::parse_profile(args->profile)) ? 0 : kProfileFails;
+    } catch (const loam::wai::RefusalError& e) {
+      std::printf("%s\n", std::string(e.refusal().code_name()).c_str());
+      std::fprintf(stderr, "%s\n", e.refusal().message.c_str());
+      return kRefused;
+    }
+  };
+});
+
+const WaiActionRegistration admissible_action([](CLI::App& wai) -> Run {
+  struct Args {
+    std::string graph, profile;
+    std::uint32_t tensor = 0;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = wai.add_subcommand("admissible", "Print a tensor's admissible range for a profile (§8.4)");
+  sub->add_option("graph", args->graph, "the .whg1 file")->required();
+  sub->add_option("tensor", args->tensor, "the tensor's index")->required();
+  sub->add_option("--profile", args->profile, "acc32 or acc64")->required()->check(CLI::IsMember({"acc32", "acc64"}));
+  return [args]() -> int {
+    const auto bytes = read_bytes(args->graph);
+    try {
+      const auto r = loam::wai::admissible_range(bytes, args->tensor, *loam::wai::parse_profile(args->profile),
+                                                 args->graph);
+      if (r) std::printf("[%lld, %lld]\n", static_cast<long long>(r->lo), static_cast<long long>(r->hi));
+      else std::printf("none\n");
+      return 0;
+    } catch (const loam::wai::RefusalError& e) {
+      std::printf("%s\n", std::string(e.refusal().code_name()).c_str());
+      std::fprintf(stderr, "%s\n", e.refusal().message.c_str());
+      return kRefused;
+    }
   };
 });
 
