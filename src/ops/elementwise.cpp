@@ -128,13 +128,10 @@ std::optional<Extent> int_div(OpContext& c, const Extent& a, const Extent& b) {
     c.error("integer Div of " + a.to_string() + " by " + b.to_string() +
             ": the build divides a symbol only where the dividend is never negative and the divisor a positive number");
   }
-  if (prove_nonnegative(b - Extent(1)) == Proof::Holds) {
+  if (prove_nonnegative(b - Extent(1)) == Proof::Holds)
     if (auto q = a.divide_exactly(b)) return q;
-    if (prove_nonnegative(a) == Proof::Holds)
-      c.error("integer Div of " + a.to_string() + " by the symbolic " + b.to_string() +
-              ": the build divides a symbol only by a positive number");
-  }
-  c.error("integer Div of " + a.to_string() + " by the symbolic " + b.to_string() + ", whose sign the build cannot tell");
+  c.error("integer Div of " + a.to_string() + " by the symbolic " + b.to_string() +
+          ": the build divides a symbol only by a number, or by a length it can show is at least 1");
 }
 
 std::optional<Extent> int_pow(const Extent& a, const Extent& b) {
