@@ -162,9 +162,21 @@ Checkpoint load_sharded_checkpoint(const std::filesystem::path& index_file) {
   return assemble_checkpoint(std::move(shards));
 }
 
+std::vector<std::filesystem::path> distinct_checkpoint_files(const std::vector<std::filesystem::path>& files) {
+  std::vector<std::filesystem::path> out;
+  std::set<std::filesystem::path> seen;
+  for (const auto& f : files) {
+    std::error_code ec;
+    std::filesystem::path key = std::filesystem::weakly_canonical(f, ec);
+    if (ec) key = f.lexically_normal();
+    if (seen.insert(key).second) out.push_back(f);
+  }
+  return out;
+}
+
 Checkpoint load_checkpoint(const std::vector<std::filesystem::path>& files) {
   std::vector<SafetensorsHeader> shards;
-  for (const auto& f : files) {
+  for (const auto& f : distinct_checkpoint_files(files)) {
     if (f.extension() == ".json") {
       Checkpoint part = load_sharded_checkpoint(f);
       for (auto& h : part.shards) shards.push_back(std::move(h));

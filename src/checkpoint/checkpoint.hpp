@@ -52,7 +52,11 @@ SafetensorsIndex parse_safetensors_index(std::string_view json_text, const std::
 // and a shard tensor the map does not list or places elsewhere.
 Checkpoint load_sharded_checkpoint(const std::filesystem::path& index_file);
 
-// Reads every file: a `.json` as a sharded index, anything else as one safetensors file.
+// `files` without repeats: one file named twice (say on the command line and in the options file,
+// spelled differently) is one checkpoint, not two shards holding the same tensors. Order is kept.
+std::vector<std::filesystem::path> distinct_checkpoint_files(const std::vector<std::filesystem::path>& files);
+
+// Reads every distinct file: a `.json` as a sharded index, anything else as one safetensors file.
 Checkpoint load_checkpoint(const std::vector<std::filesystem::path>& files);
 
 // Every initializer the graph (and any subgraph) holds without data must be in the checkpoint,

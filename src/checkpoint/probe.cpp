@@ -97,7 +97,7 @@ std::string probe_stamp_text(const std::vector<std::filesystem::path>& checkpoin
   else
     out << "options none\n";
   const bool whole = options && options->inline_weights;
-  for (const auto& file : checkpoints) {
+  for (const auto& file : distinct_checkpoint_files(checkpoints)) {
     if (file.extension() == ".json") {
       // The index is schema through and through, so all of it is stamped; then each shard, after
       // the index and the shards' headers are checked against each other.

@@ -270,8 +270,10 @@ SafetensorsHeader read_safetensors_header_file(const std::filesystem::path& file
                                                const std::string& origin_in) {
   const std::string origin = origin_in.empty() ? file.string() : origin_in;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec))
-    fail(origin + ": not a readable file" + (ec ? " (" + ec.message() + ")" : std::string()));
+  auto status = std::filesystem::status(file, ec);
+  if (!std::filesystem::exists(status)) fail(origin + ": no such file");
+  if (ec) fail(origin + ": cannot read the file (" + ec.message() + ")");
+  if (!std::filesystem::is_regular_file(status)) fail(origin + ": not a regular file");
   uint64_t fsize = std::filesystem::file_size(file, ec);
   if (ec) fail(origin + ": cannot read its size (" + ec.message() + ")");
   std::ifstream in(file, std::ios::binary);

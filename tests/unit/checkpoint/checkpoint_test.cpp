@@ -161,6 +161,22 @@ TEST(ShardedCheckpoint, IndexParsing) {
   EXPECT_EQ(i.weight_map.at("a"), "s2.safetensors");
 }
 
+TEST(ShardedCheckpoint, OneFileNamedTwiceIsOneCheckpoint) {
+  auto a = fixture("handmade.safetensors");
+  auto b = fixture("sharded/../handmade.safetensors");
+  EXPECT_EQ(distinct_checkpoint_files({a, b, a}), std::vector<std::filesystem::path>{a});
+  Checkpoint c = load_checkpoint({a, b});
+  EXPECT_EQ(c.shards.size(), 1u);
+  EXPECT_TRUE(c.find("a"));
+}
+
+TEST(SafetensorsHeader, MissingFileIsNamed) {
+  EXPECT_EQ(error_of([&] { read_safetensors_header_file("/nonexistent/x.safetensors"); }),
+            "/nonexistent/x.safetensors: no such file");
+  EXPECT_EQ(error_of([&] { read_safetensors_header_file(fixture("sharded"), "sharded"); }),
+            "sharded: not a regular file");
+}
+
 TEST(ShardedCheckpoint, ATensorInTwoShardsIsRefused) {
   SafetensorsHeader a = read_safetensors_header_file(fixture("handmade.safetensors"), "a.safetensors");
   SafetensorsHeader b = a;
