@@ -7,14 +7,11 @@
 
 namespace loam::testcase {
 
-std::string write_harness(const emit::ModuleInterface& m, const std::string& header) {
-  std::string s;
-  s += "// Test harness for module " + m.name + ", written by loam test-case.\n";
-  s += "#include \"" + header + "\"\n\n#include <cstdio>\n#include <fstream>\n#include <iterator>\n#include <string>\n\n";
-  s += "using namespace " + m.name + ";  // the module's axis markers and Tensor, unqualified\n\n";
-  s += R"(namespace {
+namespace {
 
-std::vector<char> read_file(const std::string& path) {
+const char* kHelpers = R"(namespace loam_harness {
+
+inline std::vector<char> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) { std::fprintf(stderr, "harness: cannot read %s\n", path.c_str()); std::exit(2); }
   return std::vector<char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -49,8 +46,14 @@ void write_tensor(const std::string& path, const T& t) {
   if (t.count() > 0) out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(sizeof(typename T::ElementType) * t.count()));
 }
 
+}  // namespace loam_harness
+
 )";
-  s += "template <class B>\nint run(B& backend, const " + m.name + "::Weights& weights, const std::string& dir, const std::string& tag) {\n";
+
+// namespace <ns> { int main_case(dir, backend, checkpoint) } for one module.
+std::string module_part(const emit::ModuleInterface& m, const std::string& ns) {
+  std::string s = "namespace " + ns + " {\nusing namespace " + m.name + ";  // the module's axis markers and Tensor, unqualified\nusing namespace loam_harness;\n\n";
+  s += "template <class B>\nint run(B& backend, const Weights& weights, const std::string& dir, const std::string& tag) {\n";
   for (std::size_t i = 0; i < m.inputs.size(); ++i)
     s += "  auto in" + std::to_string(i) + " = read_tensor<" + m.inputs[i].cpp_type + ">(dir + \"/input_" +
          std::to_string(i) + ".bin\");\n";
@@ -61,28 +64,53 @@ void write_tensor(const std::string& path, const T& t) {
     std::string v = m.outputs_struct ? "result->" + m.outputs[i].ident : "*result";
     s += "  write_tensor(dir + \"/\" + tag + \"_output_" + std::to_string(i) + ".bin\", " + v + ");\n";
   }
-  s += "  return 0;\n}\n\n}  // namespace\n\n";
-  s += "int main(int argc, char** argv) {\n"
-       "  if (argc < 3) { std::fprintf(stderr, \"usage: harness DIR cpu|opaque [CHECKPOINT]\\n\"); return 2; }\n"
-       "  std::string dir = argv[1], backend = argv[2];\n";
-  s += "  " + m.name + "::Weights weights;\n";
-  s += "  if (argc > 3) {\n"
-       "    std::vector<char> bytes = read_file(argv[3]);\n"
-       "    auto loaded = " + m.name + "::Weights::load(std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()));\n"
+  s += "  return 0;\n}\n\n";
+  s += "inline int main_case(const std::string& dir, const std::string& backend, const char* checkpoint) {\n";
+  s += "  Weights weights;\n";
+  s += "  if (checkpoint) {\n"
+       "    std::vector<char> bytes = read_file(checkpoint);\n"
+       "    auto loaded = Weights::load(std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()));\n"
        "    if (!loaded) { std::fprintf(stderr, \"%s\\n\", loaded.error().what().c_str()); return 4; }\n"
        "    weights = std::move(*loaded);\n"
        "  }";
-  if (m.has_embedded) s += " else {\n    weights = " + m.name + "::Weights::embedded();\n  }\n";
+  if (m.has_embedded) s += " else {\n    weights = Weights::embedded();\n  }\n";
   else s += "\n";
   s += "  try {\n"
-       "    if (backend == \"cpu\") { " + m.name + "::Cpu cpu; return run(cpu, weights, dir, backend); }\n"
-       "    if (backend == \"opaque\") { " + m.name + "::OpaqueBackend opaque; return run(opaque, weights, dir, backend); }\n"
+       "    if (backend == \"cpu\") { Cpu cpu; return run(cpu, weights, dir, backend); }\n"
+       "    if (backend == \"opaque\") { OpaqueBackend opaque; return run(opaque, weights, dir, backend); }\n"
        "  } catch (const std::exception& e) {\n"
        "    std::fprintf(stderr, \"kernel: %s\\n\", e.what());\n"
        "    return 5;\n"
        "  }\n"
        "  std::fprintf(stderr, \"harness: unknown backend %s\\n\", backend.c_str());\n"
-       "  return 2;\n}\n";
+       "  return 2;\n}\n\n}  // namespace " + ns + "\n\n";
+  return s;
+}
+
+const char* kIncludes = "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <fstream>\n#include <iterator>\n#include <string>\n#include <vector>\n\n";
+
+}  // namespace
+
+std::string write_harness(const emit::ModuleInterface& m, const std::string& header) {
+  std::string s = "// Test harness for module " + m.name + ", written by loam test-case.\n";
+  s += "#include \"" + header + "\"\n\n" + kIncludes + kHelpers + module_part(m, "loam_harness_case");
+  s += "int main(int argc, char** argv) {\n"
+       "  if (argc < 3) { std::fprintf(stderr, \"usage: harness DIR cpu|opaque [CHECKPOINT]\\n\"); return 2; }\n"
+       "  return loam_harness_case::main_case(argv[1], argv[2], argc > 3 ? argv[3] : nullptr);\n}\n";
+  return s;
+}
+
+std::string write_batch_harness(const std::vector<emit::ModuleInterface>& modules, const std::vector<std::string>& headers) {
+  std::string s = "// Test harness for several modules, written by loam test-case.\n";
+  for (const auto& h : headers) s += "#include \"" + h + "\"\n";
+  s += std::string("\n") + kIncludes + kHelpers;
+  for (std::size_t k = 0; k < modules.size(); ++k) s += module_part(modules[k], "loam_harness_" + modules[k].name);
+  s += "int main(int argc, char** argv) {\n"
+       "  if (argc < 4) { std::fprintf(stderr, \"usage: harness MODULE DIR cpu|opaque\\n\"); return 2; }\n"
+       "  std::string which = argv[1];\n";
+  for (const auto& m : modules)
+    s += "  if (which == \"" + m.name + "\") return loam_harness_" + m.name + "::main_case(argv[2], argv[3], nullptr);\n";
+  s += "  std::fprintf(stderr, \"harness: no module %s\\n\", which.c_str());\n  return 2;\n}\n";
   return s;
 }
 

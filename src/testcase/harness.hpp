@@ -19,6 +19,11 @@ namespace loam::testcase {
 // exits 3 printing the InputError if forward refuses, 4 printing the LoadError if loading does.
 std::string write_harness(const emit::ModuleInterface& module, const std::string& header);
 
+// One harness for several modules (each in its own namespace), run as `harness K DIR cpu|opaque`
+// for the K-th module. Lets a conformance run compile many small cases at once.
+std::string write_batch_harness(const std::vector<emit::ModuleInterface>& modules,
+                                const std::vector<std::string>& headers);
+
 void write_raw_tensor(const std::filesystem::path& file, const TensorData& t);
 // Reads a raw tensor file (as the harness writes it) with the element type the caller expects.
 TensorData read_raw_tensor(const std::filesystem::path& file, ElementType elem);

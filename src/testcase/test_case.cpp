@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "axes/naming.hpp"
@@ -173,20 +174,27 @@ std::string compare_tensors(const TensorData& expected, const TensorData& actual
   return "";
 }
 
-TestCaseResult run_test_case(const fs::path& dir, const TestCaseOptions& o, std::ostream& log) {
-  TestCaseResult result;
-  std::vector<fs::path> sets;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
-  if (ec) fail(dir.string() + ": cannot list: " + ec.message());
-  std::sort(sets.begin(), sets.end());
-  auto fail_all = [&](const std::string& why) {
-    result.failed = static_cast<int>(sets.size() ? sets.size() : 1);
-    log << "error: " << why << "\n";
-    return result;
-  };
+namespace {
 
+struct Case {
+  fs::path dir;
+  std::string label;
+  std::vector<fs::path> sets;
+  emit::WrittenModule module;
+  bool active = false;
+  TestCaseResult result;
+};
+
+void fail_case(Case& c, const std::string& why, std::ostream& log) {
+  c.result.failed = static_cast<int>(c.sets.empty() ? 1 : c.sets.size());
+  c.result.passed = 0;
+  c.active = false;
+  log << c.label << "error: " << why << "\n";
+}
+
+}  // namespace
+
+std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, const TestCaseOptions& o, std::ostream& log) {
   fs::path work;
   bool temporary = !o.work_dir;
   if (o.work_dir) {
@@ -208,80 +216,196 @@ TestCaseResult run_test_case(const fs::path& dir, const TestCaseOptions& o, std:
     }
   } cleanup{work, temporary};
 
-  // Build the module.
-  emit::WrittenModule module;
-  try {
-    Model model = read_model_file(dir / "model.onnx");
-    Options options;
-    if (o.options_file) {
-      options = load_options(*o.options_file);
-    } else {
-      stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, "model.onnx"));
-      options.layout = axes::propose_layout(model, st, "model.onnx");
+  std::vector<Case> cases(dirs.size());
+  for (std::size_t k = 0; k < dirs.size(); ++k) {
+    Case& c = cases[k];
+    c.dir = dirs[k];
+    c.label = dirs.size() == 1 ? "" : dirs[k].filename().string() + ": ";
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(c.dir, ec))
+      if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) c.sets.push_back(e.path());
+    std::sort(c.sets.begin(), c.sets.end());
+    if (ec) {
+      fail_case(c, c.dir.string() + ": cannot list: " + ec.message(), log);
+      continue;
     }
-    module = emit::build_module(model, options, {}, "model.onnx", "loam_case");
-  } catch (const Error& e) {
-    result.refusal = e.what();
-    return fail_all(std::string("build refused: ") + e.what());
-  }
-  {
-    std::ofstream h(work / "module.hpp", std::ios::binary | std::ios::trunc);
-    h << module.text;
-    std::ofstream c(work / "harness.cpp", std::ios::binary | std::ios::trunc);
-    c << write_harness(module.interface, "module.hpp");
-    if (!h || !c) fail(work.string() + ": cannot write the module and harness");
-  }
-  std::vector<std::string> cc = split_flags(o.cxx);
-  for (auto& f : split_flags(o.cxx_flags)) cc.push_back(f);
-  cc.push_back("-o");
-  cc.push_back((work / "harness").string());
-  cc.push_back((work / "harness.cpp").string());
-  Exec compiled = run_process(cc, 900);
-  if (compiled.status != 0)
-    return fail_all("the harness did not compile:\n" + first_lines(compiled.output, 30));
-  result.built = true;
-
-  // Run every data set.
-  for (const auto& set : sets) {
-    std::string name = set.filename().string();
-    fs::path run_dir = work / name;
-    fs::create_directories(run_dir);
-    std::string why;
+    std::string name = dirs.size() == 1 ? "loam_case" : "loam_case_" + std::to_string(k);
     try {
-      for (std::size_t i = 0; i < module.interface.inputs.size(); ++i) {
-        TensorData t = read_tensor_proto_file(set / ("input_" + std::to_string(i) + ".pb"));
-        const auto& want = module.interface.inputs[i];
-        if (t.elem != want.elem)
-          fail(name + ": input " + std::to_string(i) + " is " + element_type_name(t.elem) + ", the module takes " +
-               element_type_name(want.elem));
-        write_raw_tensor(run_dir / ("input_" + std::to_string(i) + ".bin"), t);
+      Model model = read_model_file(c.dir / "model.onnx");
+      Options options;
+      if (o.options_file) {
+        options = load_options(*o.options_file);
+      } else {
+        stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, "model.onnx"));
+        options.layout = axes::propose_layout(model, st, "model.onnx");
       }
-      std::vector<std::string> backends = {"cpu"};
-      if (o.opaque) backends.push_back("opaque");
-      for (const auto& b : backends) {
-        Exec r = run_process({(work / "harness").string(), run_dir.string(), b}, o.run_timeout_seconds);
-        if (r.timed_out) fail(b + ": timed out");
-        if (r.status != 0) fail(b + ": " + first_lines(r.output, 5));
-        for (std::size_t i = 0; i < module.interface.outputs.size(); ++i) {
-          TensorData expected = read_tensor_proto_file(set / ("output_" + std::to_string(i) + ".pb"));
-          TensorData actual =
-              read_raw_tensor(run_dir / (b + "_output_" + std::to_string(i) + ".bin"), module.interface.outputs[i].elem);
-          std::string d = compare_tensors(expected, actual, o.rtol, o.atol);
-          if (!d.empty()) fail(b + ": output " + std::to_string(i) + " '" + module.interface.outputs[i].graph_name + "': " + d);
-        }
-      }
+      c.module = emit::build_module(model, options, {}, "model.onnx", name);
+      std::ofstream h(work / (name + ".hpp"), std::ios::binary | std::ios::trunc);
+      h << c.module.text;
+      if (!h) fail(work.string() + ": cannot write the module");
+      c.active = true;
+      c.result.built = true;
     } catch (const Error& e) {
-      why = e.what();
-    }
-    if (why.empty()) {
-      ++result.passed;
-      log << name << ": passed\n";
-    } else {
-      ++result.failed;
-      log << name << ": FAILED: " << why << "\n";
+      c.result.refusal = e.what();
+      fail_case(c, std::string("build refused: ") + e.what(), log);
     }
   }
-  return result;
+
+  // One harness for every case that built; a case whose module does not compile leaves it.
+  fs::path harness = work / "harness";
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    std::vector<emit::ModuleInterface> ifaces;
+    std::vector<std::string> headers;
+    for (auto& c : cases)
+      if (c.active) ifaces.push_back(c.module.interface), headers.push_back(c.module.interface.name + ".hpp");
+    if (ifaces.empty()) break;
+    {
+      std::ofstream h(work / "harness.cpp", std::ios::binary | std::ios::trunc);
+      h << (dirs.size() == 1 ? write_harness(ifaces[0], headers[0]) : write_batch_harness(ifaces, headers));
+      if (!h) fail(work.string() + ": cannot write the harness");
+    }
+    std::vector<std::string> cc = split_flags(o.cxx);
+    for (auto& f : split_flags(o.cxx_flags)) cc.push_back(f);
+    cc.push_back("-o");
+    cc.push_back(harness.string());
+    cc.push_back((work / "harness.cpp").string());
+    Exec compiled = run_process(cc, 3600);
+    if (compiled.status == 0) break;
+    bool dropped = false;
+    for (auto& c : cases) {
+      if (!c.active) continue;
+      const std::string& n = c.module.interface.name;
+      if (compiled.output.find(n + ".hpp") != std::string::npos ||
+          compiled.output.find("loam_harness_" + n + "::") != std::string::npos) {
+        // Only this case's lines.
+        std::string mine;
+        std::size_t pos = 0;
+        int lines = 0;
+        while (pos < compiled.output.size() && lines < 12) {
+          std::size_t e = compiled.output.find('\n', pos);
+          if (e == std::string::npos) e = compiled.output.size();
+          std::string line = compiled.output.substr(pos, e - pos);
+          if (line.find(n) != std::string::npos && line.find("error") != std::string::npos) mine += line + "\n", ++lines;
+          pos = e + 1;
+        }
+        fail_case(c, "the module did not compile:\n" + (mine.empty() ? first_lines(compiled.output, 20) : mine), log);
+        dropped = true;
+      }
+    }
+    if (!dropped || dirs.size() == 1) {
+      for (auto& c : cases)
+        if (c.active) fail_case(c, "the harness did not compile:\n" + first_lines(compiled.output, 30), log);
+      break;
+    }
+  }
+
+  for (auto& c : cases) {
+    if (!c.active) continue;
+    const auto& iface = c.module.interface;
+    for (const auto& set : c.sets) {
+      std::string name = set.filename().string();
+      fs::path run_dir = work / (iface.name + "_" + name);
+      fs::create_directories(run_dir);
+      std::string why;
+      try {
+        for (std::size_t i = 0; i < iface.inputs.size(); ++i) {
+          TensorData t = read_tensor_proto_file(set / ("input_" + std::to_string(i) + ".pb"));
+          if (t.elem != iface.inputs[i].elem)
+            fail("input " + std::to_string(i) + " is " + element_type_name(t.elem) + ", the module takes " +
+                 element_type_name(iface.inputs[i].elem));
+          write_raw_tensor(run_dir / ("input_" + std::to_string(i) + ".bin"), t);
+        }
+        std::vector<std::string> backends = {"cpu"};
+        if (o.opaque) backends.push_back("opaque");
+        for (const auto& b : backends) {
+          std::vector<std::string> argv = {harness.string()};
+          if (dirs.size() != 1) argv.push_back(iface.name);
+          argv.push_back(run_dir.string());
+          argv.push_back(b);
+          Exec r = run_process(argv, o.run_timeout_seconds);
+          if (r.timed_out) fail(b + ": timed out");
+          if (r.status != 0) fail(b + ": " + first_lines(r.output, 5));
+          for (std::size_t i = 0; i < iface.outputs.size(); ++i) {
+            TensorData expected = read_tensor_proto_file(set / ("output_" + std::to_string(i) + ".pb"));
+            TensorData actual = read_raw_tensor(run_dir / (b + "_output_" + std::to_string(i) + ".bin"), iface.outputs[i].elem);
+            std::string d = compare_tensors(expected, actual, o.rtol, o.atol);
+            if (!d.empty()) fail(b + ": output " + std::to_string(i) + " '" + iface.outputs[i].graph_name + "': " + d);
+          }
+        }
+      } catch (const Error& e) {
+        why = e.what();
+      }
+      if (why.empty()) {
+        ++c.result.passed;
+        log << c.label << name << ": passed\n";
+      } else {
+        ++c.result.failed;
+        log << c.label << name << ": FAILED: " << why << "\n";
+      }
+    }
+  }
+  std::vector<TestCaseResult> out;
+  for (auto& c : cases) out.push_back(c.result);
+  return out;
+}
+
+TestCaseResult run_test_case(const fs::path& dir, const TestCaseOptions& o, std::ostream& log) {
+  return run_test_cases({dir}, o, log).at(0);
+}
+
+}  // namespace loam::testcase
+
+#include "testcase/scope.hpp"
+
+namespace loam::testcase {
+
+SuiteReport run_suites(const std::vector<fs::path>& suites, const TestCaseOptions& o, std::size_t batch,
+                       std::ostream& log) {
+  SuiteReport rep;
+  std::vector<fs::path> in_scope;
+  for (const auto& suite : suites) {
+    std::vector<fs::path> cases;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(suite, ec))
+      if (e.is_directory() && fs::exists(e.path() / "model.onnx")) cases.push_back(e.path());
+    if (ec) fail(suite.string() + ": cannot list: " + ec.message());
+    std::sort(cases.begin(), cases.end());
+    for (const auto& c : cases) {
+      std::string out;
+      try {
+        Model m = read_model_file(c / "model.onnx");
+        out = first_out_of_scope(m.graph);
+      } catch (const Error& e) {
+        out = "";  // unreadable: attempted, and it will fail with the reader's error
+      }
+      if (!out.empty()) {
+        ++rep.out_of_scope;
+        log << c.filename().string() << ": out of scope (" << out << ")\n";
+      } else {
+        in_scope.push_back(c);
+      }
+    }
+  }
+  rep.attempted = static_cast<int>(in_scope.size());
+  for (std::size_t start = 0; start < in_scope.size(); start += batch) {
+    std::vector<fs::path> part(in_scope.begin() + static_cast<std::ptrdiff_t>(start),
+                               in_scope.begin() + static_cast<std::ptrdiff_t>(std::min(in_scope.size(), start + batch)));
+    std::ostringstream detail;
+    auto results = run_test_cases(part, o, detail);
+    for (std::size_t k = 0; k < part.size(); ++k) {
+      bool ok = results[k].failed == 0 && results[k].passed > 0;
+      rep.passed += ok ? 1 : 0;
+      log << part[k].filename().string() << ": " << (ok ? "PASS" : "FAIL") << "\n";
+    }
+    // Why each failure failed, after the batch's verdicts.
+    std::string text = detail.str();
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line))
+      if (line.find(": passed") == std::string::npos) log << "  " << line << "\n";
+    log.flush();
+  }
+  return rep;
 }
 
 }  // namespace loam::testcase

@@ -9,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "graph/graph.hpp"
 
@@ -35,10 +36,32 @@ struct TestCaseResult {
 // Runs the case, printing one line per data set (and any error) to `log`.
 TestCaseResult run_test_case(const std::filesystem::path& dir, const TestCaseOptions& options, std::ostream& log);
 
+// Runs several cases with one harness compiled for all of them (each module in its own namespace):
+// a case whose module does not compile is dropped from the harness and counted failed. Lines are
+// prefixed with the case directory's name.
+std::vector<TestCaseResult> run_test_cases(const std::vector<std::filesystem::path>& dirs,
+                                           const TestCaseOptions& options, std::ostream& log);
+
 // Whether `actual` matches `expected` (same element type, extents, and every element within
 // atol + rtol * |expected|; NaN matches NaN; integers and bools exactly). Returns "" on a match,
 // else what differs first.
 std::string compare_tensors(const TensorData& expected, const TensorData& actual,
                             double rtol, double atol);
+
+}  // namespace loam::testcase
+
+namespace loam::testcase {
+
+struct SuiteReport {
+  int passed = 0;        // cases whose every data set passed
+  int attempted = 0;     // cases in scope
+  int out_of_scope = 0;  // cases with an operator outside the set
+};
+
+// Runs every case directory under each suite directory whose operators are all in scope, `batch`
+// cases to one harness compile, printing one line per case. Out-of-scope cases are listed with
+// the operator that put them there.
+SuiteReport run_suites(const std::vector<std::filesystem::path>& suites, const TestCaseOptions& options,
+                       std::size_t batch, std::ostream& log);
 
 }  // namespace loam::testcase

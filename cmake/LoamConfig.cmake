@@ -1,0 +1,16 @@
+# find_package(Loam): the `loam` generator and loam_add_model(). Installed to
+# <prefix>/lib/cmake/Loam/, beside <prefix>/bin/loam.
+get_filename_component(_loam_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+if(NOT LOAM_EXECUTABLE)
+  find_program(LOAM_EXECUTABLE loam HINTS "${_loam_prefix}/bin" NO_DEFAULT_PATH)
+  if(NOT LOAM_EXECUTABLE)
+    find_program(LOAM_EXECUTABLE loam)
+  endif()
+endif()
+if(NOT LOAM_EXECUTABLE)
+  set(Loam_FOUND FALSE)
+  set(Loam_NOT_FOUND_MESSAGE "the loam executable was not found under ${_loam_prefix}/bin")
+  return()
+endif()
+include("${CMAKE_CURRENT_LIST_DIR}/LoamAddModel.cmake")
+set(Loam_FOUND TRUE)
