@@ -19,6 +19,75 @@ constexpr std::int64_t element_count(const std::array<std::int64_t, R>& extents)
   return n;
 }
 
+// Where tensor storage comes from. A forward pass allocates the same large blocks on every call;
+// freed blocks of 64 KiB and more are kept per thread (up to 256 MiB) and handed out again, so a
+// steady run does not return pages to the kernel and fault them back in on each call.
+class TensorStorage {
+ public:
+  static constexpr std::size_t CACHED_MIN = std::size_t{64} << 10;
+  static constexpr std::size_t CACHE_LIMIT = std::size_t{256} << 20;
+  static constexpr std::size_t ALIGN = 64;
+
+  static std::shared_ptr<void> allocate(std::size_t bytes) {
+    void* block = nullptr;
+    if (bytes >= CACHED_MIN && alive()) block = cache().take(bytes);
+    if (block == nullptr) block = ::operator new(bytes, std::align_val_t{ALIGN});
+    return std::shared_ptr<void>(block, Release{bytes});
+  }
+
+  // Returns every cached block of this thread to the allocator.
+  static void release_cache() {
+    if (alive()) cache().clear();
+  }
+
+ private:
+  struct Release {
+    std::size_t bytes;
+    void operator()(void* block) const {
+      if (bytes >= CACHED_MIN && alive() && cache().keep(block, bytes)) return;
+      ::operator delete(block, std::align_val_t{ALIGN});
+    }
+  };
+  struct Cache {
+    std::vector<std::pair<std::size_t, void*>> blocks;
+    std::size_t held = 0;
+    void* take(std::size_t bytes) {
+      for (std::size_t i = blocks.size(); i-- > 0;)
+        if (blocks[i].first == bytes) {
+          void* b = blocks[i].second;
+          blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(i));
+          held -= bytes;
+          return b;
+        }
+      return nullptr;
+    }
+    bool keep(void* block, std::size_t bytes) {
+      if (held + bytes > CACHE_LIMIT || blocks.size() >= 64) return false;
+      blocks.emplace_back(bytes, block);
+      held += bytes;
+      return true;
+    }
+    void clear() {
+      for (auto& [bytes, b] : blocks) ::operator delete(b, std::align_val_t{ALIGN});
+      blocks.clear();
+      held = 0;
+    }
+    ~Cache() {
+      alive() = false;
+      clear();
+    }
+  };
+  // Trivially destructible, so it can be read while (and after) the cache is torn down.
+  static bool& alive() {
+    static thread_local bool flag = true;
+    return flag;
+  }
+  static Cache& cache() {
+    static thread_local Cache c;
+    return c;
+  }
+};
+
 template <class E, class L>
 class Tensor;
 
@@ -118,9 +187,13 @@ class Tensor<E, Axes<A...>> {
   Tensor(const Extents& extents, std::shared_ptr<const E> storage, bool borrowed)
       : extents_(extents), count_(element_count(extents)), storage_(std::move(storage)), borrowed_(borrowed) {}
 
+  // E is float, int64, bool or a 16-bit struct of bits: implicit-lifetime types, so raw storage
+  // from TensorStorage holds them without constructors running.
   static std::shared_ptr<const E> allocate(std::int64_t n, bool zeroed) {
-    std::shared_ptr<E[]> block(zeroed ? new E[static_cast<std::size_t>(n)]() : new E[static_cast<std::size_t>(n)]);
-    E* first = block.get();
+    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(E);
+    std::shared_ptr<void> block = TensorStorage::allocate(bytes);
+    if (zeroed) std::memset(block.get(), 0, bytes);
+    E* first = static_cast<E*>(block.get());
     return std::shared_ptr<const E>(std::move(block), first);
   }
 
