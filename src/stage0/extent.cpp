@@ -785,6 +785,65 @@ Extent read_derived(const Extent& e, std::vector<ReadingCondition>& owed) {
   return out;
 }
 
+std::optional<int64_t> evaluate(const Extent& e, const std::map<std::string, int64_t>& inputs) {
+  auto value_of = [&](SymbolId s) -> std::optional<int64_t> {
+    const SymbolInfo& info = symbol_info(s);
+    if (info.kind == SymbolKind::Input) {
+      auto it = inputs.find(info.name);
+      if (it == inputs.end()) return std::nullopt;
+      return it->second;
+    }
+    std::vector<int64_t> ops;
+    for (const auto& op : info.operands) {
+      auto v = evaluate(op, inputs);
+      if (!v) return std::nullopt;
+      ops.push_back(*v);
+    }
+    switch (info.kind) {
+      case SymbolKind::Input: return std::nullopt;
+      case SymbolKind::Min: return std::min(ops[0], ops[1]);
+      case SymbolKind::Max: return std::max(ops[0], ops[1]);
+      case SymbolKind::CountMax0: return std::max<int64_t>(0, ops[0]);
+      case SymbolKind::FromEnd: {
+        if (ops[0] >= 0) return ops[0];
+        int64_t r;
+        if (__builtin_add_overflow(ops[0], ops[1], &r)) return std::nullopt;
+        return r;
+      }
+      case SymbolKind::FloorDiv:
+        if (ops[1] < 1) return std::nullopt;
+        return static_cast<int64_t>(floor_div128(ops[0], ops[1]));
+      case SymbolKind::CeilDiv:
+        if (ops[1] < 1) return std::nullopt;
+        return static_cast<int64_t>(ceil_div128(ops[0], ops[1]));
+      case SymbolKind::WrapI32: return static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(ops[0])));
+      case SymbolKind::RoundF16:
+        try {
+          return *round_f16(Extent(ops[0])).constant();
+        } catch (const Error&) {
+          return std::nullopt;
+        }
+      case SymbolKind::RoundF32: return *round_f32(Extent(ops[0])).constant();
+    }
+    return std::nullopt;
+  };
+  __int128 total = e.constant_term();
+  for (const auto& t : e.terms()) {
+    __int128 term = t.coeff;
+    for (const auto& [s, p] : t.mono) {
+      auto v = value_of(s);
+      if (!v) return std::nullopt;
+      for (uint32_t k = 0; k < p; ++k) {
+        if (__builtin_mul_overflow(term, static_cast<__int128>(*v), &term)) return std::nullopt;
+        if (term > INT64_MAX || term < INT64_MIN) return std::nullopt;
+      }
+    }
+    total += term;
+    if (total > INT64_MAX || total < INT64_MIN) return std::nullopt;
+  }
+  return static_cast<int64_t>(total);
+}
+
 // ---------------------------------------------------------------------------------------------
 // dim_param spelling
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -189,6 +190,11 @@ struct ReadingCondition {
 // clamped at none as its span, an index from the end as from the start, a wrap or a rounding as its
 // operand); a rounded quotient keeps itself but reads its operands. Appends what the readings owe.
 Extent read_derived(const Extent& e, std::vector<ReadingCondition>& owed);
+
+// The value of `e` once every input symbol has a value (by name), computing each derived symbol by
+// its operation's definition, as forward does before any kernel runs. nullopt if an input symbol
+// has no value, a division meets a divisor below 1, or a value passes int64.
+std::optional<int64_t> evaluate(const Extent& e, const std::map<std::string, int64_t>& inputs);
 
 // ---------------------------------------------------------------------------------------------
 // dim_param spelling.

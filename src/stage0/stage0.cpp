@@ -354,7 +354,60 @@ struct Run {
     result.owed = owed.take();
   }
 
-  void run_node(const Node& node, std::size_t index) {
+  // If: both branches are shaped in the scope of the values around them (a condition the build
+  // knows still compiles both); each output takes the branches' common extents.
+  std::vector<ValueState> run_if(const Node& node, const std::string& where, const std::vector<const ValueState*>& ins) {
+    if (ins.empty() || !ins[0]) fail(where + ": has no condition");
+    if (ins[0]->elem != ElementType::Bool) fail(where + ": the condition is " + element_type_name(ins[0]->elem) + ", not bool");
+    std::vector<std::vector<ValueState>> branch_outs;
+    for (const char* name : {"then_branch", "else_branch"}) {
+      const Attribute* a = node.attr(name);
+      if (!a || a->kind != Attribute::Kind::Graph || !a->g) fail(where + ": attribute '" + name + "' must be a graph");
+      const Graph& g = *a->g;
+      if (!g.inputs.empty() || !g.initializers.empty())
+        fail(where + ": the " + name + " declares inputs or initializers of its own");
+      if (g.outputs.size() != node.outputs.size())
+        fail(where + ": the " + name + " gives " + std::to_string(g.outputs.size()) + " outputs for the node's " +
+             std::to_string(node.outputs.size()));
+      std::vector<std::string> added;
+      for (const auto& n : g.nodes) {
+        auto made = run_node(n, SIZE_MAX);
+        added.insert(added.end(), made.begin(), made.end());
+      }
+      std::vector<ValueState> outs;
+      for (const auto& o : g.outputs) {
+        auto it = result.values.find(o.name);
+        if (it == result.values.end()) fail(where + ": the " + name + " output '" + o.name + "' is produced by nothing");
+        outs.push_back(it->second);
+      }
+      for (const auto& n : added) result.values.erase(n);
+      branch_outs.push_back(std::move(outs));
+    }
+    std::vector<ValueState> outs;
+    for (std::size_t i = 0; i < node.outputs.size(); ++i) {
+      const ValueState& t = branch_outs[0][i];
+      const ValueState& e = branch_outs[1][i];
+      std::string what = where + ": output " + std::to_string(i) + " '" + node.outputs[i] + "'";
+      if (t.elem != e.elem)
+        fail(what + " is " + element_type_name(t.elem) + " in then_branch and " + element_type_name(e.elem) + " in else_branch");
+      if (t.dims.size() != e.dims.size())
+        fail(what + " has rank " + std::to_string(t.dims.size()) + " in then_branch and " + std::to_string(e.dims.size()) +
+             " in else_branch");
+      for (std::size_t k = 0; k < t.dims.size(); ++k)
+        if (!(t.dims[k] == e.dims[k]))
+          fail(what + " axis " + std::to_string(k) + " is " + t.dims[k].to_string() + " in then_branch and " +
+               e.dims[k].to_string() + " in else_branch: a length nothing binds");
+      ValueState v;
+      v.name = node.outputs[i];
+      v.elem = t.elem;
+      v.dims = t.dims;
+      outs.push_back(std::move(v));
+    }
+    return outs;
+  }
+
+  // Shapes one node; records it (index < SIZE_MAX) and returns the names of the values it made.
+  std::vector<std::string> run_node(const Node& node, std::size_t index) {
     std::string where = origin + node.label();
     std::vector<const ValueState*> ins;
     ins.reserve(node.inputs.size());
@@ -367,6 +420,21 @@ struct Run {
       if (it == result.values.end())
         fail(where + ": reads '" + name + "', which no earlier node, input or initializer produces");
       ins.push_back(&it->second);
+    }
+    if (node.domain.empty() && node.op_type == "If") {
+      std::vector<ValueState> outs = run_if(node, where, ins);
+      std::vector<std::string> made;
+      for (auto& o : outs) {
+        o.source = ValueState::Source::Node;
+        o.node = index == SIZE_MAX ? -1 : static_cast<int64_t>(index);
+        if (o.name.empty()) continue;
+        if (result.values.count(o.name)) fail(where + ": output '" + o.name + "' is already produced elsewhere");
+        made.push_back(o.name);
+        std::string name = o.name;
+        result.values.emplace(std::move(name), std::move(o));
+      }
+      if (index != SIZE_MAX) result.nodes.push_back(NodeState{index, false, false});
+      return made;
     }
     const ops::OpRule* rule = ops::find_rule(node.domain, node.op_type);
     if (!rule)
@@ -388,11 +456,13 @@ struct Run {
     NodeState ns;
     ns.index = index;
     ns.folded = true;
+    std::vector<std::string> made;
     for (auto& o : ctx.out) {
       if (o.name.empty()) continue;
       if (!o.value) ns.folded = false;
       o.source = ValueState::Source::Node;
-      o.node = static_cast<int64_t>(index);
+      o.node = index == SIZE_MAX ? -1 : static_cast<int64_t>(index);
+      made.push_back(o.name);
       if (result.values.count(o.name)) fail(where + ": output '" + o.name + "' is already produced elsewhere");
       std::string name = o.name;
       result.values.emplace(std::move(name), std::move(o));
@@ -400,7 +470,8 @@ struct Run {
     static const std::unordered_set<std::string> kRegroupings = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
                                                                  "Identity", "Dropout"};
     ns.regrouping = !ns.folded && node.domain.empty() && kRegroupings.count(node.op_type) > 0;
-    result.nodes.push_back(ns);
+    if (index != SIZE_MAX) result.nodes.push_back(ns);
+    return made;
   }
 };
 

@@ -421,3 +421,20 @@ TEST(ElementTypes, NothingIsEvaluatedOverAFloatInitializer) {
 
 }  // namespace
 }  // namespace loam::stage0
+
+namespace loam::stage0 {
+namespace {
+
+TEST(ControlFlow, IfShapesBothBranchesInTheOuterScope) {
+  Stage0Result r = run(R"(g (bool c, float[N, 4] x) => (float[?, ?] y) {
+    y = If<then_branch = then_g () => (float[N, 4] a) { a = Relu(x) }, else_branch = else_g () => (float[N, 4] b) { b = Neg(x) }>(c)
+  })");
+  EXPECT_EQ(r.value("y").dims, (std::vector<Extent>{S("N"), Extent(4)}));
+  EXPECT_EQ(r.find("a"), nullptr);  // branch values stay in their branch
+  EXPECT_EQ(error_of(R"(g (bool c, float[N, 4] x) => (float[?, ?] y) <int64[1] t = {-1}> {
+    y = If<then_branch = then_g () => (float[N, 4] a) { a = Relu(x) }, else_branch = else_g () => (float[?] b) { b = Reshape(x, t) }>(c)
+  })"), "t.onnxtext: node If -> 'y': output 0 'y' has rank 2 in then_branch and 1 in else_branch");
+}
+
+}  // namespace
+}  // namespace loam::stage0
