@@ -121,7 +121,13 @@ void conv(const Whg1Graph& g, std::size_t index, const ConvParams& p, const Tens
     else bound = std::max(bound, s * xmax);
   }
   std::vector<std::int64_t> acc(static_cast<std::size_t>(p.cout * Ho * Wo));
-  if (!huge && bound <= INT32_MAX) {
+  // The fast kernels materialise the padded input; a padding far larger than the data (legal: only
+  // each padded side is capped) takes the gather form, which never allocates it.
+  const i128 padded = static_cast<i128>(cin) * (H + 2 * static_cast<i128>(p.ph)) * (W + 2 * static_cast<i128>(p.pw));
+  const bool gather = padded > 4 * static_cast<i128>(x.data.size() + acc.size()) + 4096;
+  if (gather) {
+    if (!conv_acc_checked(geo, x.data.data(), p.weights.data(), acc.data())) uncertified(g, index, "conv.acc");
+  } else if (!huge && bound <= INT32_MAX) {
     conv_acc_i32(geo, x.data.data(), p.weights.data(), acc.data());
   } else if (!huge && bound <= static_cast<u128>(INT64_MAX)) {
     conv_acc_i64(geo, x.data.data(), p.weights.data(), acc.data());
@@ -139,12 +145,14 @@ void conv(const Whg1Graph& g, std::size_t index, const ConvParams& p, const Tens
 
 void conv_transpose(const Whg1Graph& g, std::size_t index, const ConvTransposeParams& p, const Tensor& x, Tensor& out) {
   const std::int64_t cin = x.shape.c, H = x.shape.h, W = x.shape.w;
-  const std::int64_t uh = (H - 1) * p.sh + p.kh + p.oph, uw = (W - 1) * p.sw + p.kw + p.opw;
+  const std::int64_t uh = (H - 1) * p.sh + p.kh + p.oph, uw = (W - 1) * p.sw + p.kw + p.opw;  // <= 2^26 (planned)
   const std::int64_t Ho = uh - 2 * static_cast<std::int64_t>(p.ph), Wo = uw - 2 * static_cast<std::int64_t>(p.pw);
   out = Tensor(Shape{p.cout, Ho, Wo});
-  // The scatter form (§5.3, informative): the same set of products into an uncropped plane. One
+  // The scatter form (§5.3, informative): the same set of products, each added at its position in
+  // the uncropped plane, (u·sh + i, v·sw + j), kept only when it falls in the cropped output. One
   // output position reads the taps of one residue, so its partial sums are those of §5.3's sum.
-  std::vector<std::int64_t> plane(static_cast<std::size_t>(uh * uw));
+  // Only the cropped plane is held: the uncropped one can pass max_elems.
+  std::vector<std::int64_t> plane(static_cast<std::size_t>(Ho * Wo));
   for (std::int64_t o = 0; o < p.cout; ++o) {
     std::fill(plane.begin(), plane.end(), 0);
     for (std::int64_t ci = 0; ci < cin; ++ci) {
@@ -153,11 +161,15 @@ void conv_transpose(const Whg1Graph& g, std::size_t index, const ConvTransposePa
           const std::int64_t w = p.weights[static_cast<std::size_t>(((ci * p.cout + o) * p.kh + i) * p.kw + j)];
           if (w == 0) continue;
           for (std::int64_t u = 0; u < H; ++u) {
-            std::int64_t* row = plane.data() + (u * p.sh + i) * uw + j;
+            const std::int64_t y = u * p.sh + i - p.ph;
+            if (y < 0 || y >= Ho) continue;
             const std::int64_t* xr = x.data.data() + (ci * H + u) * W;
+            std::int64_t* row = plane.data() + y * Wo;
             for (std::int64_t v = 0; v < W; ++v) {
+              const std::int64_t xx = v * p.sw + j - p.pw;
+              if (xx < 0 || xx >= Wo) continue;
               std::int64_t t;
-              if (__builtin_mul_overflow(w, xr[v], &t) || __builtin_add_overflow(row[v * p.sw], t, &row[v * p.sw])) {
+              if (__builtin_mul_overflow(w, xr[v], &t) || __builtin_add_overflow(row[xx], t, &row[xx])) {
                 uncertified(g, index, "convT.acc");
               }
             }
@@ -167,7 +179,7 @@ void conv_transpose(const Whg1Graph& g, std::size_t index, const ConvTransposePa
     }
     for (std::int64_t y = 0; y < Ho; ++y)
       for (std::int64_t xx = 0; xx < Wo; ++xx)
-        rq_store(g, index, p.rq, static_cast<std::size_t>(o), plane[static_cast<std::size_t>((y + p.ph) * uw + xx + p.pw)], out.at(o, y, xx));
+        rq_store(g, index, p.rq, static_cast<std::size_t>(o), plane[static_cast<std::size_t>(y * Wo + xx)], out.at(o, y, xx));
   }
 }
 
