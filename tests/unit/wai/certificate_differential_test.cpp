@@ -1,7 +1,9 @@
 // The differential test of the certifier: seeded random graphs (tools/wai_checker/randgraph.py,
 // fixed seed), certified here and by the independent checker (tools/wai_checker/batch.py, written
 // from the spec text alone); every certificate and every refusal code must agree byte for byte.
+#include "wai/admissible.hpp"
 #include "wai/certificate.hpp"
+#include "wai/whg1_plan.hpp"
 
 #include <gtest/gtest.h>
 
@@ -74,6 +76,61 @@ TEST(CertificateDifferential, SeededRandomGraphsAgreeWithTheIndependentChecker) 
   // The corpus exercises what it is meant to: most graphs load, and some saturate.
   EXPECT_GT(loaded, static_cast<std::size_t>(kCount / 2));
   EXPECT_GT(saturated, 0u);
+  fs::remove_all(dir);
+}
+
+// Admissible ranges (§8.4) of every tensor of 300 seeded random graphs, under both profiles.
+TEST(CertificateDifferential, AdmissibleRangesAgreeWithTheIndependentChecker) {
+  const fs::path src = LOAM_SOURCE_DIR;
+  const fs::path checker = src / "tools" / "wai_checker";
+  const fs::path dir = fs::temp_directory_path() / ("loam_wai_adm_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  constexpr int kSeed = 20261130, kCount = 300;
+  const std::string gen = "python3 " + (checker / "randgraph.py").string() + " --seed " + std::to_string(kSeed) +
+                          " --count " + std::to_string(kCount) + " --out " + dir.string();
+  ASSERT_EQ(std::system(gen.c_str()), 0) << gen;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> ours;
+  std::size_t ranges = 0;
+  for (const fs::path& p : files) {
+    const std::vector<std::uint8_t> b = read_all(p);
+    try {
+      const Whg1Graph g = read_whg1(b);
+      const auto shapes = plan_at_load(g, p.string());
+      const GraphBounds gb = bounds_pass(g, shapes);
+      std::string line;
+      for (std::uint32_t t = 0; t < g.tensors.size(); ++t)
+        for (Profile prof : {Profile::acc32, Profile::acc64}) {
+          const auto r = admissible_range(g, shapes, gb, t, prof);
+          if (!line.empty()) line += ' ';
+          line += std::to_string(t) + ":" + std::string(profile_name(prof)) + "=" +
+                  (r ? "[" + std::to_string(r->lo) + "," + std::to_string(r->hi) + "]" : std::string("none"));
+          ++ranges;
+        }
+      ours.push_back(line);
+    } catch (const RefusalError& e) {
+      ours.push_back("refused: " + std::string(e.refusal().code_name()));
+    }
+  }
+  EXPECT_GT(ranges, 500u);
+  {
+    std::ofstream list(dir / "files.txt");
+    for (const fs::path& p : files) list << p.string() << "\n";
+  }
+  const std::string chk = "python3 " + (checker / "batch.py").string() + " --admissible --list " +
+                          (dir / "files.txt").string() + " > " + (dir / "theirs.txt").string();
+  ASSERT_EQ(std::system(chk.c_str()), 0) << chk;
+  std::ifstream in(dir / "theirs.txt");
+  std::string line;
+  std::size_t i = 0;
+  while (std::getline(in, line)) {
+    ASSERT_LT(i, ours.size());
+    EXPECT_EQ(ours[i], line) << files[i];
+    ++i;
+  }
+  EXPECT_EQ(i, ours.size());
   fs::remove_all(dir);
 }
 
