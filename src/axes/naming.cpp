@@ -114,7 +114,9 @@ class Namer {
   std::vector<std::string> proposed_outputs_;  // node outputs with an axis the layout names
   std::set<std::string> proposed_set_;
 
-  std::string where(const Node& n) const { return origin_ + ": node '" + n.label() + "' (" + n.op_type + ")"; }
+  std::string where(const Node& n) const {
+    return origin_ + ": " + (n.name.empty() ? n.label() : "node '" + n.name + "' (" + n.op_type + ")");
+  }
   const stage0::ValueState& value(const std::string& name) const {
     const auto* v = st_.find(name);
     if (!v) fail(origin_ + ": tensor '" + name + "' has no analysed shape");

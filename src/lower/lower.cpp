@@ -22,7 +22,7 @@ std::string cpp_element_type(ElementType t) {
 
 std::string LowerContext::where() const {
   if (!node) return origin;
-  return origin + ": node '" + node->label() + "' (" + node->op_type + ")";
+  return origin + ": " + (node->name.empty() ? node->label() : "node '" + node->name + "' (" + node->op_type + ")");
 }
 
 void LowerContext::error(const std::string& message) const { fail(where() + ": " + message); }
