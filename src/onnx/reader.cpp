@@ -13,6 +13,76 @@
 
 namespace loam {
 
+namespace {
+
+const char* model_field_name(uint32_t field) {
+  switch (field) {
+    case 1: return "ir_version";
+    case 2: return "producer_name";
+    case 3: return "producer_version";
+    case 4: return "domain";
+    case 5: return "model_version";
+    case 6: return "doc_string";
+    case 7: return "graph";
+    case 8: return "opset_import";
+    case 14: return "metadata_props";
+    case 20: return "training_info";
+    case 25: return "functions";
+    default: return nullptr;
+  }
+}
+
+// Says where a ModelProto that protobuf refused is damaged, by walking its top-level fields: a
+// field that runs past the end (truncation), a bad tag or wire type (garbage), or else the field
+// whose contents do not parse.
+std::string describe_damage(std::string_view bytes) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+  const int64_t total = static_cast<int64_t>(bytes.size());
+  std::string last_field;
+  while (true) {
+    const int64_t start = in.CurrentPosition();
+    if (start >= total) break;
+    uint32_t tag = in.ReadTag();
+    if (tag == 0) return "no valid field tag at byte " + std::to_string(start);
+    const uint32_t field = tag >> 3;
+    const uint32_t wire = tag & 7;
+    const char* known = model_field_name(field);
+    std::string name = known ? "'" + std::string(known) + "'" : "number " + std::to_string(field);
+    std::string where = "field " + name + " at byte " + std::to_string(start);
+    if (known && wire != ((field == 1 || field == 5) ? 0u : 2u))
+      return where + ": wrong wire type " + std::to_string(wire) + " for this field (garbled?)";
+    switch (wire) {
+      case 0: {
+        uint64_t v;
+        if (!in.ReadVarint64(&v)) return where + ": its value runs past the end of the file (truncated?)";
+        break;
+      }
+      case 1:
+        if (total - in.CurrentPosition() < 8 || !in.Skip(8)) return where + ": its value runs past the end of the file (truncated?)";
+        break;
+      case 5:
+        if (total - in.CurrentPosition() < 4 || !in.Skip(4)) return where + ": its value runs past the end of the file (truncated?)";
+        break;
+      case 2: {
+        uint32_t len;
+        if (!in.ReadVarint32(&len)) return where + ": its length runs past the end of the file (truncated?)";
+        const int64_t remain = total - in.CurrentPosition();
+        if (static_cast<int64_t>(len) > remain)
+          return where + " declares " + std::to_string(len) + " bytes but only " + std::to_string(remain) +
+                 " remain (truncated?)";
+        in.Skip(static_cast<int>(len));
+        break;
+      }
+      default:
+        return where + ": invalid wire type " + std::to_string(wire) + " (not a protobuf model, or garbled)";
+    }
+    last_field = where;
+  }
+  return last_field.empty() ? "no fields" : "the contents do not parse (nested damage or too deeply nested), last top-level " + last_field;
+}
+
+}  // namespace
+
 Model read_onnx_proto(std::string_view bytes, const std::string& origin) {
   if (bytes.size() > kMaxModelBytes)
     fail(origin + ": " + std::to_string(bytes.size()) + " bytes is larger than the " +
@@ -26,8 +96,8 @@ Model read_onnx_proto(std::string_view bytes, const std::string& origin) {
     in.SetTotalBytesLimit(static_cast<int>(kMaxModelBytes));
     in.SetRecursionLimit(kMaxProtoDepth);
     if (!proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
-      fail(origin + ": not a valid ONNX protobuf model (truncated or garbled at or before byte " +
-           std::to_string(in.CurrentPosition()) + " of " + std::to_string(bytes.size()) + ")");
+      fail(origin + ": not a valid ONNX protobuf model: " + describe_damage(bytes) + " (" +
+           std::to_string(bytes.size()) + " bytes)");
     }
   }
   if (!proto.has_graph() && proto.opset_import_size() == 0)

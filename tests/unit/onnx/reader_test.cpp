@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 
 #include "graph/verify.hpp"
 #include "onnx/printer.hpp"
@@ -166,6 +167,22 @@ TEST(ProtoReader, GarbageAndTruncationAreOneLineErrors) {
   EXPECT_EQ(msg.rfind("cut.onnx: not a valid ONNX protobuf model", 0), 0u) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos);
   EXPECT_EQ(error_of([&] { read_onnx_proto("", "e.onnx"); }), "e.onnx: empty file, not an ONNX model");
+}
+
+TEST(ProtoReader, TruncationNamesTheFieldCutShort) {
+  std::ifstream in(std::string(LOAM_SOURCE_DIR) + "/models/mnist-12/model.onnx", std::ios::binary);
+  std::string head(1000, '\0');
+  in.read(head.data(), 1000);
+  // mnist-12 begins: ir_version (2 bytes), producer_name "CNTK" (6), producer_version "2.5.1" (7),
+  // domain "ai.cntk" (9), model_version (2), then the graph's tag at byte 26 and a 3-byte length
+  // of 26107; its contents start at byte 30.
+  EXPECT_EQ(error_of([&] { read_onnx_proto(head, "cut.onnx"); }),
+            "cut.onnx: not a valid ONNX protobuf model: field 'graph' at byte 26 declares 26107 bytes but only "
+            "970 remain (truncated?) (1000 bytes)");
+  // 'h' (0x68) is field 13 as a varint, 'e' its one-byte value; 'l' (0x6c) is field 13 with wire type 4.
+  EXPECT_EQ(error_of([&] { read_onnx_proto("hello, world", "text.onnx"); }),
+            "text.onnx: not a valid ONNX protobuf model: field number 13 at byte 2: invalid wire type 4 "
+            "(not a protobuf model, or garbled) (12 bytes)");
 }
 
 TEST(ProtoReader, DeepNestingIsRefusedNotRecursedInto) {
