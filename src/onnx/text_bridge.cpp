@@ -133,9 +133,10 @@ class Lexer {
   const std::string& origin_;
 };
 
+// What an open bracket encloses, which decides how a token inside is read (a quoted string is a
+// name in a signature but a value in an attribute, a word is a float only in a value place).
 enum class Ctx : uint8_t {
-  Header, Signature, NodeInputs, TypeArgs, ValueInfoList, AttrList, GraphBody, TensorLiteral,
-  Shape, ValueList, NodeName
+  Header, Signature, NodeInputs, TypeArgs, ValueInfoList, AttrList, GraphBody, TensorLiteral, ValueList
 };
 
 class Bridge {
@@ -209,7 +210,7 @@ class Bridge {
   void push(Ctx c) {
     if (stack_.size() >= static_cast<std::size_t>(kMaxTextDepth))
       fail(at(t_[i_].line) + "brackets nest deeper than " + std::to_string(kMaxTextDepth));
-    stack_.push_back({c, {}});
+    stack_.push_back({c});
   }
 
   // Emits a name or literal string token.
@@ -494,7 +495,7 @@ class Bridge {
         Ctx open = stack_.back().ctx;
         bool ok = (c == '>' && (open == Ctx::Header || open == Ctx::AttrList || open == Ctx::ValueInfoList)) ||
                   (c == ')' && (open == Ctx::Signature || open == Ctx::NodeInputs || open == Ctx::TypeArgs)) ||
-                  (c == ']' && (open == Ctx::ValueList || open == Ctx::Shape || open == Ctx::NodeName)) ||
+                  (c == ']' && open == Ctx::ValueList) ||
                   (c == '}' && (open == Ctx::GraphBody || open == Ctx::TensorLiteral));
         if (!ok) fail(at(t.line) + "unbalanced '" + std::string(1, c) + "'");
         stack_.pop_back();
@@ -509,7 +510,6 @@ class Bridge {
 
   struct Open {
     Ctx ctx;
-    int unused;
   };
   std::vector<Token> t_;
   const std::string& origin_;
