@@ -542,6 +542,64 @@ void movement(Corpus& c) {
   }
 }
 
+// A run-time plan refusal (geometry_mismatch) for shape rules that sizes set per decode can break.
+void run_plans(Corpus& c) {
+  const std::string f = "graphs/run_plan_shapes.jsonl";
+  {  // conv_transpose: Ho = (H - 1)·sh + kh + oph - 2·ph must be at least 1
+    Builder b;
+    b.input(1, -9, 9);
+    b.op(Opcode::conv_transpose, {0}, convt(1, 1, 1, 1, 0, {2}, rq(Round::floor, 0)), 1);
+    c.add(f, "convT_output_below_1", b.bytes(), {one(random(1, 1, 1, -9, 9, 60)), one(random(1, 3, 3, -9, 9, 61))});
+  }
+  {  // mul: b's sizes must be a's
+    Builder b;
+    b.input(2, -9, 9);
+    b.input(1, -9, 9);
+    b.op(Opcode::mul, {0, 1}, RqParams{rq(Round::floor, 0)}, 2);
+    c.add(f, "mul_sizes_differ", b.bytes(),
+          {two(random(2, 2, 2, -9, 9, 62), random(1, 2, 2, -9, 9, 63)), two(random(2, 2, 2, -9, 9, 64), random(1, 2, 1, -9, 9, 65))});
+  }
+  {  // concat: inputs share H and W
+    Builder b;
+    b.input(1, -9, 9);
+    b.input(1, -9, 9);
+    b.op(Opcode::concat, {0, 1}, std::monostate{}, 2);
+    c.add(f, "concat_sizes_differ", b.bytes(),
+          {two(random(1, 1, 3, -9, 9, 66), random(1, 1, 3, -9, 9, 67)), two(random(1, 1, 3, -9, 9, 68), random(1, 2, 3, -9, 9, 69))});
+  }
+  {  // subpos_split: H and W even
+    Builder b;
+    b.input(1, -9, 9);
+    SubposParams p;
+    b.opn(Opcode::subpos_split, {0}, p, 1, 4);
+    b.g.outputs = {1, 2, 3, 4};
+    c.add(f, "subpos_split_odd", b.bytes(), {one(random(1, 2, 2, -9, 9, 70)), one(random(1, 2, 3, -9, 9, 71))});
+  }
+  {  // subpos_merge: four inputs of one shape
+    Builder b;
+    for (int k = 0; k < 4; ++k) b.input(1, -9, 9);
+    SubposParams p;
+    b.op(Opcode::subpos_merge, {0, 1, 2, 3}, p, 1);
+    DecodeInput ok, bad;
+    for (int k = 0; k < 4; ++k) {
+      ok.inputs.push_back(random(1, 1, 2, -9, 9, 72 + k));
+      bad.inputs.push_back(random(1, 1, k == 3 ? 1 : 2, -9, 9, 76 + k));
+    }
+    c.add(f, "subpos_merge_shapes_differ", b.bytes(), {ok, bad});
+  }
+  {  // gram: A and B of one shape (sizes declared, so a smaller B is planned per decode)
+    Builder b;
+    b.input(2, -9, 9, 2, 2);
+    b.input(2, -9, 9, 2, 2);
+    ContractionParams p;
+    p.groups = 1;
+    p.rq = rq(Round::half_up, 1);
+    b.op(Opcode::gram, {0, 1}, p, 2);
+    c.add(f, "gram_shapes_differ", b.bytes(),
+          {two(random(2, 2, 2, -9, 9, 80), random(2, 2, 2, -9, 9, 81)), two(random(2, 2, 2, -9, 9, 82), random(2, 1, 2, -9, 9, 83))});
+  }
+}
+
 void graphs(Corpus& c) {
   {  // §9.3: the phase form set against conv_transpose (stride 2, kernel 2): both outputs agree
     Builder b;
@@ -675,6 +733,7 @@ std::vector<Case> all_cases() {
   elementwise(c);
   norms(c);
   movement(c);
+  run_plans(c);
   graphs(c);
   return std::move(c.cases);
 }
