@@ -40,21 +40,24 @@ std::vector<Extent> window_output(OpContext& c, const std::vector<Extent>& x, co
     if (kernel[k] < 1) c.error("kernel extent " + std::to_string(kernel[k]) + " of spatial axis " + std::to_string(k));
     if (pads[k] < 0 || pads[k + n] < 0) c.error("a negative pad on spatial axis " + std::to_string(k));
     const Extent& in = x[k + 2];
-    int64_t reach = (kernel[k] - 1) * dilations[k] + 1;
+    // Checked: attributes are untrusted, and a reach or pad sum past int64 is refused, not wrapped.
+    Extent reach_e = Extent(kernel[k] - 1) * Extent(dilations[k]) + Extent(1);
+    Extent pad_e = Extent(pads[k]) + Extent(pads[k + n]);
+    int64_t reach = *reach_e.constant();
     std::string axis = "spatial axis " + std::to_string(k) + " (" + in.to_string() + ")";
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       out.push_back(stage0::ceil_div(in, strides[k]));
       continue;
     }
     if (auto_pad != "NOTSET" && auto_pad != "VALID") c.error("attribute 'auto_pad' is '" + auto_pad + "'");
-    Extent span = in + Extent(pads[k] + pads[k + n]) - Extent(reach);
+    Extent span = in + pad_e - reach_e;
     c.owed.require(span, OwedKind::WindowReach, c.where,
                    "the padded " + axis + " holds the window's reach " + std::to_string(reach));
     if (ceil_mode) {
       Extent o = stage0::ceil_div(span, strides[k]) + Extent(1);
       // A last window starting past the input and its begin padding is dropped.
       if (auto oc = o.constant(); oc && in.is_constant()) {
-        if ((*oc - 1) * strides[k] >= *in.constant() + pads[k]) o = Extent(*oc - 1);
+        if (static_cast<__int128>(*oc - 1) * strides[k] >= static_cast<__int128>(*in.constant()) + pads[k]) o = Extent(*oc - 1);
       } else if (strides[k] > 1) {
         c.error("ceil_mode over the symbolic " + axis + " with a stride of " + std::to_string(strides[k]));
       }

@@ -268,7 +268,7 @@ void concat(OpContext& c) {
   c.set_output(0, first.elem, out);
   if (!c.foldable_count(0)) return;
   for (std::size_t i : parts)
-    if (!c.input(i).value || c.input(i).value->kind != first.value->kind) return;
+    if (!c.input(i).value || c.input(i).value->kind != first.value->kind || !c.input(i).dims[ax].is_constant()) return;
   // outer = product before axis, each part contributes blocks of (its axis * inner).
   auto os = *constant_shape(out);
   int64_t outer = 1, inner = 1;
