@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace loam::wai {
 
 namespace {
@@ -54,6 +58,84 @@ void direct(const ConvGeometry& g, const std::int64_t* x, const std::int64_t* wt
 }
 
 }  // namespace
+
+#if defined(__x86_64__)
+namespace {
+
+std::uint32_t pair16(std::int64_t lo, std::int64_t hi) {
+  return static_cast<std::uint32_t>(static_cast<std::uint16_t>(lo)) |
+         (static_cast<std::uint32_t>(static_cast<std::uint16_t>(hi)) << 16);
+}
+
+// Output channels o0..o0+NO-1, rows and 8-column blocks; the accumulators stay in registers over
+// every (channel pair, i, j) tap.
+template <int NO>
+__attribute__((target("avx2"))) void pairs_block(const ConvGeometry& g, const std::uint32_t* xp, std::int64_t hp,
+                                                 std::int64_t wpp, const std::uint32_t* wp, std::int64_t cp,
+                                                 std::int64_t o0, std::int64_t* acc) {
+  const std::int64_t taps = cp * g.kh * g.kw;
+  for (std::int64_t y = 0; y < g.Ho; ++y) {
+    for (std::int64_t xb = 0; xb < g.Wo; xb += 8) {
+      __m256i a[NO];
+      for (int m = 0; m < NO; ++m) a[m] = _mm256_setzero_si256();
+      const std::uint32_t* w0 = wp + o0 * taps;
+      for (std::int64_t k = 0; k < cp; ++k) {
+        for (std::int64_t i = 0; i < g.kh; ++i) {
+          const std::uint32_t* row = xp + (k * hp + y + i) * wpp + xb;
+          for (std::int64_t j = 0; j < g.kw; ++j) {
+            const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + j));
+            const std::int64_t t = (k * g.kh + i) * g.kw + j;
+            for (int m = 0; m < NO; ++m) {
+              const __m256i wv = _mm256_set1_epi32(static_cast<int>(w0[m * taps + t]));
+              a[m] = _mm256_add_epi32(a[m], _mm256_madd_epi16(xv, wv));
+            }
+          }
+        }
+      }
+      const std::int64_t n = std::min<std::int64_t>(8, g.Wo - xb);
+      for (int m = 0; m < NO; ++m) {
+        alignas(32) std::int32_t lanes[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), a[m]);
+        std::int64_t* dst = acc + ((o0 + m) * g.Ho + y) * g.Wo + xb;
+        for (std::int64_t l = 0; l < n; ++l) dst[l] = lanes[l];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool conv_acc_i16_pairs(const ConvGeometry& g, const std::int64_t* x, const std::int64_t* wt, std::int64_t* acc) {
+  if (g.sh != 1 || g.sw != 1 || g.groups != 1 || !__builtin_cpu_supports("avx2")) return false;
+  const std::int64_t hp = g.H + 2 * g.ph, wpad = g.W + 2 * g.pw, wpp = wpad + 8;  // 8 columns of slack
+  const std::int64_t cp = (g.cin + 1) / 2;
+  // Channel pairs (2k, 2k+1) interleaved as 16-bit halves; an odd last channel pairs with zeros.
+  std::vector<std::uint32_t> xp(static_cast<std::size_t>(cp * hp * wpp), 0);
+  for (std::int64_t k = 0; k < cp; ++k)
+    for (std::int64_t y = 0; y < g.H; ++y)
+      for (std::int64_t xx = 0; xx < g.W; ++xx) {
+        const std::int64_t lo = x[((2 * k) * g.H + y) * g.W + xx];
+        const std::int64_t hi = 2 * k + 1 < g.cin ? x[((2 * k + 1) * g.H + y) * g.W + xx] : 0;
+        xp[static_cast<std::size_t>((k * hp + y + g.ph) * wpp + xx + g.pw)] = pair16(lo, hi);
+      }
+  const std::int64_t taps = cp * g.kh * g.kw;
+  std::vector<std::uint32_t> wp(static_cast<std::size_t>(g.cout * taps));
+  for (std::int64_t o = 0; o < g.cout; ++o)
+    for (std::int64_t k = 0; k < cp; ++k)
+      for (std::int64_t i = 0; i < g.kh; ++i)
+        for (std::int64_t j = 0; j < g.kw; ++j) {
+          const std::int64_t lo = wt[((o * g.cin + 2 * k) * g.kh + i) * g.kw + j];
+          const std::int64_t hi = 2 * k + 1 < g.cin ? wt[((o * g.cin + 2 * k + 1) * g.kh + i) * g.kw + j] : 0;
+          wp[static_cast<std::size_t>(o * taps + (k * g.kh + i) * g.kw + j)] = pair16(lo, hi);
+        }
+  std::int64_t o = 0;
+  for (; o + 4 <= g.cout; o += 4) pairs_block<4>(g, xp.data(), hp, wpp, wp.data(), cp, o, acc);
+  for (; o < g.cout; ++o) pairs_block<1>(g, xp.data(), hp, wpp, wp.data(), cp, o, acc);
+  return true;
+}
+#else
+bool conv_acc_i16_pairs(const ConvGeometry&, const std::int64_t*, const std::int64_t*, std::int64_t*) { return false; }
+#endif
 
 void conv_acc_i32(const ConvGeometry& g, const std::int64_t* x, const std::int64_t* wt, std::int64_t* acc) {
   direct<std::int32_t>(g, x, wt, acc);

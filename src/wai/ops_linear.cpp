@@ -128,7 +128,11 @@ void conv(const Whg1Graph& g, std::size_t index, const ConvParams& p, const Tens
   if (gather) {
     if (!conv_acc_checked(geo, x.data.data(), p.weights.data(), acc.data())) uncertified(g, index, "conv.acc");
   } else if (!huge && bound <= INT32_MAX) {
-    conv_acc_i32(geo, x.data.data(), p.weights.data(), acc.data());
+    const bool x16 = xmax <= 32767 && std::all_of(x.data.begin(), x.data.end(), [](std::int64_t v) { return v >= -32768; });
+    const bool w16 = std::all_of(p.weights.begin(), p.weights.end(), [](std::int64_t v) { return v >= -32768 && v <= 32767; });
+    if (!(x16 && w16 && conv_acc_i16_pairs(geo, x.data.data(), p.weights.data(), acc.data()))) {
+      conv_acc_i32(geo, x.data.data(), p.weights.data(), acc.data());
+    }
   } else if (!huge && bound <= static_cast<u128>(INT64_MAX)) {
     conv_acc_i64(geo, x.data.data(), p.weights.data(), acc.data());
   } else if (!conv_acc_checked(geo, x.data.data(), p.weights.data(), acc.data())) {

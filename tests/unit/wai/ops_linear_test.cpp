@@ -219,3 +219,43 @@ TEST(OpsGramApply, AttentionShapes) {
   ASSERT_FALSE(r.completed());
   EXPECT_EQ(r.refusal->code, RefusalCode::geometry_mismatch);
 }
+
+TEST(OpsConv, PaddingFarLargerThanTheData) {
+  // 1×1 input, 1×1 kernel of 3, padding 1000, stride 1000: the padded side is 2001, Ho = Wo = 3,
+  // and only the centre reads data (x = 5): 15; the rest read padding: rq(0) = 0.
+  auto c = conv_params(1, 1, 1, {3});
+  c.ph = c.pw = 1000;
+  c.sh = c.sw = 1000;
+  const Tensor y = decode_ok(unary(Opcode::conv, c, 1, 1).g, {tensor_of({1, 1, 1}, {5})});
+  EXPECT_EQ(y.shape, (Shape{1, 3, 3}));
+  EXPECT_EQ(y.data, (std::vector<std::int64_t>{0, 0, 0, 0, 15, 0, 0, 0, 0}));
+}
+
+TEST(OpsConv, WideLayersCountTheirTaps) {
+  // All weights 1 on a constant input v, 3×3 with padding 1: each output is v times the number of
+  // taps that land in the plane: 4·cin at a corner, 6·cin on an edge, 9·cin inside. (These values
+  // and weights fit 16 bits, which takes the paired multiply-add kernel where the processor has it.)
+  for (auto [cin, cout, v] : {std::tuple<std::uint32_t, std::uint32_t, std::int64_t>{64, 64, 1}, {3, 5, 2}, {2, 1, -32768}}) {
+    auto c = conv_params(cout, 3, 3, std::vector<std::int64_t>(std::size_t{cout} * cin * 9, 1));
+    c.ph = c.pw = 1;
+    const Tensor y = decode_ok(unary(Opcode::conv, c, cin, cout).g, {Tensor(Shape{cin, 5, 9}, v)});
+    ASSERT_EQ(y.shape, (Shape{cout, 5, 9}));
+    for (std::uint32_t o = 0; o < cout; ++o) {
+      EXPECT_EQ(y.at(o, 0, 0), 4 * cin * v);
+      EXPECT_EQ(y.at(o, 4, 8), 4 * cin * v);
+      EXPECT_EQ(y.at(o, 0, 4), 6 * cin * v);
+      EXPECT_EQ(y.at(o, 2, 8), 6 * cin * v);
+      EXPECT_EQ(y.at(o, 2, 4), 9 * cin * v);
+      EXPECT_EQ(y.at(o, 3, 7), 9 * cin * v);
+    }
+  }
+  // Signed weights: channel 0 weighted +3, channel 1 weighted -2, inputs 7 and 5, 1×1 kernel:
+  // 21 - 10 = 11 everywhere, over a width (11) that is not a multiple of 8.
+  auto s = conv_params(1, 1, 1, {3, -2});
+  Tensor x(Shape{2, 1, 11});
+  for (int i = 0; i < 11; ++i) {
+    x.at(0, 0, i) = 7;
+    x.at(1, 0, i) = 5;
+  }
+  EXPECT_EQ(decode_ok(unary(Opcode::conv, s, 2, 1).g, {x}).data, std::vector<std::int64_t>(11, 11));
+}
