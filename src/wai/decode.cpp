@@ -148,7 +148,12 @@ DecodeOutcome Decoder::decode(std::span<const Tensor> data_inputs, std::span<con
     }
   }
   // Completed: outputs, then the state the next decode reads.
-  for (auto t : g.outputs) result.outputs.push_back(values[t]);
+  for (std::size_t k = 0; k < g.outputs.size(); ++k) {
+    // Moved out unless a later output names the same tensor.
+    const auto t = g.outputs[k];
+    const bool again = std::find(g.outputs.begin() + static_cast<std::ptrdiff_t>(k) + 1, g.outputs.end(), t) != g.outputs.end();
+    result.outputs.push_back(again ? values[t] : std::move(values[t]));
+  }
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     if (g.inputs[i].kind == InputKind::state) state_[i] = result.outputs[g.inputs[i].src];
   }

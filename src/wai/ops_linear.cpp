@@ -103,11 +103,15 @@ void rq_store(const Whg1Graph& g, std::size_t index, const RqBlock& rq, std::siz
 void conv(const Whg1Graph& g, std::size_t index, const ConvParams& p, const Tensor& x, Tensor& out) {
   const std::int64_t cin = x.shape.c, H = x.shape.h, W = x.shape.w;
   const std::int64_t Ho = (H + 2 * p.ph - p.kh) / p.sh + 1, Wo = (W + 2 * p.pw - p.kw) / p.sw + 1;
-  out = Tensor(Shape{p.cout, Ho, Wo});
+  out.shape = Shape{p.cout, Ho, Wo};
   ConvGeometry geo{cin, H, W, p.cout, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw, p.groups, Ho, Wo};
   // The bound of every partial sum of every channel.
-  u128 xmax = 0;
-  for (auto v : x.data) xmax = std::max<u128>(xmax, v < 0 ? static_cast<u128>(0) - static_cast<u128>(static_cast<i128>(v)) : static_cast<u128>(v));
+  std::int64_t xlo = 0, xhi = 0;
+  for (auto v : x.data) {
+    xlo = std::min(xlo, v);
+    xhi = std::max(xhi, v);
+  }
+  const u128 xmax = std::max<u128>(static_cast<u128>(-static_cast<i128>(xlo)), static_cast<u128>(xhi));
   const std::size_t taps = static_cast<std::size_t>((cin / p.groups) * p.kh * p.kw);
   u128 bound = 0;
   bool huge = false;
@@ -128,7 +132,7 @@ void conv(const Whg1Graph& g, std::size_t index, const ConvParams& p, const Tens
   if (gather) {
     if (!conv_acc_checked(geo, x.data.data(), p.weights.data(), acc.data())) uncertified(g, index, "conv.acc");
   } else if (!huge && bound <= INT32_MAX) {
-    const bool x16 = xmax <= 32767 && std::all_of(x.data.begin(), x.data.end(), [](std::int64_t v) { return v >= -32768; });
+    const bool x16 = xlo >= -32768 && xhi <= 32767;
     const bool w16 = std::all_of(p.weights.begin(), p.weights.end(), [](std::int64_t v) { return v >= -32768 && v <= 32767; });
     if (!(x16 && w16 && conv_acc_i16_pairs(geo, x.data.data(), p.weights.data(), acc.data()))) {
       conv_acc_i32(geo, x.data.data(), p.weights.data(), acc.data());
@@ -138,13 +142,37 @@ void conv(const Whg1Graph& g, std::size_t index, const ConvParams& p, const Tens
   } else if (!conv_acc_checked(geo, x.data.data(), p.weights.data(), acc.data())) {
     uncertified(g, index, "conv.acc");
   }
+  // The epilogue, in place. Where every value of a channel's rq provably stays within 2^62
+  // (|t|·|mult| from the partial-sum bound), it is formed in i64; otherwise in i128 (rq.hpp).
   const std::size_t plane = static_cast<std::size_t>(Ho * Wo);
+  const RqBlock& rq = p.rq;
   for (std::int64_t o = 0; o < p.cout; ++o) {
-    const std::size_t base = static_cast<std::size_t>(o) * plane;
-    const RqBlock& rq = p.rq;
-    // The common case, an rq whose every value fits i64 with room, is formed in i128 without checks.
-    for (std::size_t i = 0; i < plane; ++i) rq_store(g, index, rq, static_cast<std::size_t>(o), acc[base + i], out.data[base + i]);
+    std::int64_t* a = acc.data() + static_cast<std::size_t>(o) * plane;
+    const std::size_t oc = static_cast<std::size_t>(o);
+    const std::int64_t pre = rq.pre_bias_of(oc), post = rq.post_bias_of(oc), m = rq.mult_of(oc);
+    const unsigned sh = rq.shift_of(oc);
+    const u128 tmax = bound + static_cast<u128>(pre < 0 ? -static_cast<i128>(pre) : static_cast<i128>(pre));
+    const u128 mabs = static_cast<u128>(m < 0 ? -static_cast<i128>(m) : static_cast<i128>(m));
+    const u128 lim = static_cast<u128>(1) << 62;
+    const bool narrow64 = !huge && !gather && sh <= 62 && tmax < lim && (mabs == 0 || tmax <= lim / mabs) &&
+                          post > -(std::int64_t{1} << 62) && post < (std::int64_t{1} << 62);
+    if (narrow64) {
+      const std::int64_t half = sh == 0 ? 0 : std::int64_t{1} << (sh - 1);
+      const std::int64_t mask = (std::int64_t{1} << sh) - 1;
+      for (std::size_t i = 0; i < plane; ++i) {
+        const std::int64_t pp = (a[i] + pre) * m;  // |pp| < 2^62
+        std::int64_t q = pp >> sh;
+        if (sh != 0 && rq.round != Round::floor) {
+          const std::int64_t r = pp & mask;
+          if (rq.round == Round::half_up ? r >= half : (r > half || (r == half && (q & 1) != 0))) ++q;
+        }
+        a[i] = q + post;
+      }
+    } else {
+      for (std::size_t i = 0; i < plane; ++i) rq_store(g, index, rq, oc, a[i], a[i]);
+    }
   }
+  out.data = std::move(acc);
 }
 
 void conv_transpose(const Whg1Graph& g, std::size_t index, const ConvTransposeParams& p, const Tensor& x, Tensor& out) {
