@@ -520,7 +520,7 @@ void register_elementwise(std::vector<OpRule>& r) {
   for (const char* op : {"Identity", "Dropout", "Neg", "Abs", "Not", "Relu", "Sqrt", "Reciprocal", "Exp", "Log",
                          "Floor", "Ceil", "Round", "Tanh", "Erf", "Sigmoid", "Softplus", "Softsign", "Elu", "Selu",
                          "HardSigmoid", "HardSwish", "Gelu", "LeakyRelu", "Sin", "Cos", "Sign", "IsNaN", "IsInf",
-                         "ThresholdedRelu", "Celu", "Mish"})
+                         "ThresholdedRelu", "Celu", "Mish", "Shrink", "Trilu", "CumSum"})
     r.push_back({"", op, unary_same});
   r.push_back({"", "Clip", clip});
   r.push_back({"", "PRelu", prelu});

@@ -171,12 +171,24 @@ void pad(OpContext& c) {
   c.set_output(0, in.elem, out);
 }
 
+void gather_elements(OpContext& c) {
+  const auto& data = c.input(0);
+  const auto& idx = c.input(1);
+  if (idx.elem != ElementType::I64 && idx.elem != ElementType::I32)
+    c.error(c.tensor(1) + " must be int64 or int32 indices, not " + element_type_name(idx.elem));
+  if (idx.dims.size() != data.dims.size())
+    c.error(c.tensor(1) + " has rank " + std::to_string(idx.dims.size()) + ", " + c.tensor(0) + " rank " + std::to_string(data.dims.size()));
+  c.axis(c.attr_int("axis", 0), data.dims.size(), "attribute 'axis'");
+  c.set_output(0, data.elem, idx.dims);
+}
+
 }  // namespace
 
 void register_slice(std::vector<OpRule>& r) {
   r.push_back({"", "Slice", slice});
   r.push_back({"", "Gather", gather});
   r.push_back({"", "Pad", pad});
+  r.push_back({"", "GatherElements", gather_elements});
 }
 
 }  // namespace loam::ops
