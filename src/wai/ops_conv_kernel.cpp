@@ -67,39 +67,50 @@ std::uint32_t pair16(std::int64_t lo, std::int64_t hi) {
          (static_cast<std::uint32_t>(static_cast<std::uint16_t>(hi)) << 16);
 }
 
-// Output channels o0..o0+NO-1, rows and 8-column blocks; the accumulators stay in registers over
-// every (channel pair, i, j) tap.
+// Output channels o0..o0+NO-1 over NX blocks of 8 columns from column xb of row y; the
+// accumulators stay in registers over every (channel pair, i, j) tap, and each weight broadcast
+// serves NX column blocks.
+template <int NO, int NX>
+__attribute__((target("avx2"))) inline void pairs_tile(const ConvGeometry& g, const std::uint32_t* xp, std::int64_t hp,
+                                                       std::int64_t wpp, const std::uint32_t* wp, std::int64_t cp,
+                                                       std::int64_t o0, std::int64_t y, std::int64_t xb, std::int64_t* acc) {
+  const std::int64_t taps = cp * g.kh * g.kw;
+  __m256i a[NO][NX];
+  for (int m = 0; m < NO; ++m)
+    for (int n = 0; n < NX; ++n) a[m][n] = _mm256_setzero_si256();
+  const std::uint32_t* w0 = wp + o0 * taps;
+  for (std::int64_t k = 0; k < cp; ++k) {
+    for (std::int64_t i = 0; i < g.kh; ++i) {
+      const std::uint32_t* row = xp + (k * hp + y + i) * wpp + xb;
+      for (std::int64_t j = 0; j < g.kw; ++j) {
+        __m256i xv[NX];
+        for (int n = 0; n < NX; ++n) xv[n] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + j + 8 * n));
+        const std::int64_t t = (k * g.kh + i) * g.kw + j;
+        for (int m = 0; m < NO; ++m) {
+          const __m256i wv = _mm256_set1_epi32(static_cast<int>(w0[m * taps + t]));
+          for (int n = 0; n < NX; ++n) a[m][n] = _mm256_add_epi32(a[m][n], _mm256_madd_epi16(xv[n], wv));
+        }
+      }
+    }
+  }
+  for (int m = 0; m < NO; ++m)
+    for (int n = 0; n < NX; ++n) {
+      alignas(32) std::int32_t lanes[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), a[m][n]);
+      const std::int64_t x0 = xb + 8 * n, cnt = std::min<std::int64_t>(8, g.Wo - x0);
+      std::int64_t* dst = acc + ((o0 + m) * g.Ho + y) * g.Wo + x0;
+      for (std::int64_t l = 0; l < cnt; ++l) dst[l] = lanes[l];
+    }
+}
+
 template <int NO>
 __attribute__((target("avx2"))) void pairs_block(const ConvGeometry& g, const std::uint32_t* xp, std::int64_t hp,
                                                  std::int64_t wpp, const std::uint32_t* wp, std::int64_t cp,
                                                  std::int64_t o0, std::int64_t* acc) {
-  const std::int64_t taps = cp * g.kh * g.kw;
   for (std::int64_t y = 0; y < g.Ho; ++y) {
-    for (std::int64_t xb = 0; xb < g.Wo; xb += 8) {
-      __m256i a[NO];
-      for (int m = 0; m < NO; ++m) a[m] = _mm256_setzero_si256();
-      const std::uint32_t* w0 = wp + o0 * taps;
-      for (std::int64_t k = 0; k < cp; ++k) {
-        for (std::int64_t i = 0; i < g.kh; ++i) {
-          const std::uint32_t* row = xp + (k * hp + y + i) * wpp + xb;
-          for (std::int64_t j = 0; j < g.kw; ++j) {
-            const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + j));
-            const std::int64_t t = (k * g.kh + i) * g.kw + j;
-            for (int m = 0; m < NO; ++m) {
-              const __m256i wv = _mm256_set1_epi32(static_cast<int>(w0[m * taps + t]));
-              a[m] = _mm256_add_epi32(a[m], _mm256_madd_epi16(xv, wv));
-            }
-          }
-        }
-      }
-      const std::int64_t n = std::min<std::int64_t>(8, g.Wo - xb);
-      for (int m = 0; m < NO; ++m) {
-        alignas(32) std::int32_t lanes[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), a[m]);
-        std::int64_t* dst = acc + ((o0 + m) * g.Ho + y) * g.Wo + xb;
-        for (std::int64_t l = 0; l < n; ++l) dst[l] = lanes[l];
-      }
-    }
+    std::int64_t xb = 0;
+    for (; xb + 16 <= g.Wo; xb += 16) pairs_tile<NO, 2>(g, xp, hp, wpp, wp, cp, o0, y, xb, acc);
+    for (; xb < g.Wo; xb += 8) pairs_tile<NO, 1>(g, xp, hp, wpp, wp, cp, o0, y, xb, acc);
   }
 }
 

@@ -238,13 +238,15 @@ TEST(OpsConv, WideLayersCountTheirTaps) {
   for (auto [cin, cout, v] : {std::tuple<std::uint32_t, std::uint32_t, std::int64_t>{64, 64, 1}, {3, 5, 2}, {2, 1, -32768}}) {
     auto c = conv_params(cout, 3, 3, std::vector<std::int64_t>(std::size_t{cout} * cin * 9, 1));
     c.ph = c.pw = 1;
-    const Tensor y = decode_ok(unary(Opcode::conv, c, cin, cout).g, {Tensor(Shape{cin, 5, 9}, v)});
-    ASSERT_EQ(y.shape, (Shape{cout, 5, 9}));
+    const Tensor y = decode_ok(unary(Opcode::conv, c, cin, cout).g, {Tensor(Shape{cin, 5, 17}, v)});
+    ASSERT_EQ(y.shape, (Shape{cout, 5, 17}));
     for (std::uint32_t o = 0; o < cout; ++o) {
       EXPECT_EQ(y.at(o, 0, 0), 4 * cin * v);
-      EXPECT_EQ(y.at(o, 4, 8), 4 * cin * v);
+      EXPECT_EQ(y.at(o, 4, 16), 4 * cin * v);
       EXPECT_EQ(y.at(o, 0, 4), 6 * cin * v);
-      EXPECT_EQ(y.at(o, 2, 8), 6 * cin * v);
+      EXPECT_EQ(y.at(o, 2, 16), 6 * cin * v);
+      EXPECT_EQ(y.at(o, 1, 15), 9 * cin * v);
+      EXPECT_EQ(y.at(o, 4, 9), 6 * cin * v);
       EXPECT_EQ(y.at(o, 2, 4), 9 * cin * v);
       EXPECT_EQ(y.at(o, 3, 7), 9 * cin * v);
     }
