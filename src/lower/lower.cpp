@@ -96,7 +96,15 @@ std::vector<int64_t> LowerContext::folded_ints(std::size_t i, const std::string&
 std::optional<std::vector<float>> LowerContext::folded_floats(std::size_t i) const {
   if (!has(i)) return std::nullopt;
   const auto& v = value(in(i));
-  if (!v.value) return std::nullopt;
+  if (!v.value) {
+    // A float initializer the graph carries (stage 0 folds no float initializer, but an attribute
+    // normalisation moved to an operand, such as Clip's bounds, is one).
+    const TensorData* t = model.graph.initializer(in(i));
+    if (!t || !t->has_data || t->elem != ElementType::F32) return std::nullopt;
+    std::vector<float> out(t->data.size() / 4);
+    if (!out.empty()) std::memcpy(out.data(), t->data.data(), out.size() * 4);
+    return out;
+  }
   if (v.value->kind == stage0::FoldedValue::Kind::Float) return v.value->floats;
   std::vector<float> out;
   for (const auto& e : v.value->ints) {

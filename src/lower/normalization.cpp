@@ -8,7 +8,7 @@ namespace {
 
 std::string flt(float v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9gf", v);
+  std::snprintf(buf, sizeof buf, "static_cast<float>(%.9g)", static_cast<double>(v));
   return buf;
 }
 

@@ -24,9 +24,9 @@ bool lower_products(LowerContext& cx, const Node& n) {
     bool ta = cx.attr_int("transA", 0) != 0, tb = cx.attr_int("transB", 0) != 0;
     float alpha = cx.attr_float("alpha", 1.0f), beta = cx.attr_float("beta", 1.0f);
     std::vector<TypeArg> targs = {TypeArg::of_code(ta ? "true" : "false"), TypeArg::of_code(tb ? "true" : "false")};
-    char al[32], be[32];
-    std::snprintf(al, sizeof al, "%.9gf", alpha);
-    std::snprintf(be, sizeof be, "%.9gf", beta);
+    char al[64], be[64];
+    std::snprintf(al, sizeof al, "static_cast<float>(%.9g)", static_cast<double>(alpha));
+    std::snprintf(be, sizeof be, "static_cast<float>(%.9g)", static_cast<double>(beta));
     if (cx.has(2)) {
       TensorInfo out = cx.info(n.outputs.at(0));
       cx.call("gemm", targs,
