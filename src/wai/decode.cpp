@@ -43,6 +43,10 @@ std::optional<Refusal> apply_policy(const TensorRecord& r, Tensor& t, const std:
 }  // namespace
 
 DecodeOutcome Decoder::decode(std::span<const Tensor> data_inputs, std::span<const std::int64_t> scalars) {
+  return decode(std::vector<Tensor>(data_inputs.begin(), data_inputs.end()), scalars);
+}
+
+DecodeOutcome Decoder::decode(std::vector<Tensor>&& data_inputs, std::span<const std::int64_t> scalars) {
   const Whg1Graph& g = graph_;
   std::size_t n_data = 0;
   for (const auto& in : g.inputs) n_data += in.kind == InputKind::data ? 1 : 0;
@@ -78,7 +82,7 @@ DecodeOutcome Decoder::decode(std::span<const Tensor> data_inputs, std::span<con
       const TensorRecord& tr = g.tensors[rec.tensor];
       const std::string where = "input " + std::to_string(i) + " (tensor " + std::to_string(rec.tensor) + ")";
       if (rec.kind == InputKind::data) {
-        inputs[i] = data_inputs[d++];
+        inputs[i] = std::move(data_inputs[d++]);
       } else if (state_[i]) {
         inputs[i] = *state_[i];
       } else {

@@ -31,6 +31,8 @@ class Decoder {
   // whose data length is not C·H·W) is the caller's error and throws loam::Error; every refusal
   // of §4 is returned as a value.
   DecodeOutcome decode(std::span<const Tensor> data_inputs, std::span<const std::int64_t> scalars);
+  // The same, taking the caller's input tensors over instead of copying them.
+  DecodeOutcome decode(std::vector<Tensor>&& data_inputs, std::span<const std::int64_t> scalars);
 
   // Starts a new sequence: every state input is again its init tensor (§10.3).
   void start_sequence();
