@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Times a Loam-generated module's forward against onnxruntime's session.run, interleaved.
+
+For each case (model, batch): build the same input for both sides, check the outputs agree, then
+for ROUNDS rounds time a sample of N forwards on Loam, then a sample of N session.run calls on
+onnxruntime (A B A B ...). N is chosen per side so that one sample lasts about --sample-ms. Prints,
+per case, the median time per call on each side and the median of the per-round ratios
+(onnxruntime / Loam: above 1 means the generated code is faster).
+
+Both sides run on one thread: onnxruntime with intra_op_num_threads=1, inter_op_num_threads=1,
+ORT_SEQUENTIAL and its default graph optimisations (ORT_ENABLE_ALL). The Loam time is measured
+inside the library around the forward calls; the onnxruntime time around the Python loop of
+session.run calls, so it includes the Python binding's per-call cost (numpy in, numpy out) --
+visible at the tiny sizes (MLP), negligible at MNIST's.
+
+usage: bench.py WORKDIR [--rounds R] [--sample-ms MS]
+WORKDIR holds what run.sh built: libmnist_b1.so, libmnist_b64.so, libmlp.so, mnist_b64.onnx.
+"""
+import argparse
+import ctypes
+import json
+import os
+import statistics
+import struct
+import sys
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def read_safetensors(path):
+    raw = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8 : 8 + n])
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        assert info["dtype"] == "F32", name
+        a, b = info["data_offsets"]
+        out[name] = np.frombuffer(raw[8 + n + a : 8 + n + b], dtype="<f4").reshape(info["shape"])
+    return out
+
+
+def mlp_model_bytes():
+    """The MLP graph with its checkpoint's weights as initializers (as make_mlp.py's oracle does)."""
+    text = open(os.path.join(REPO, "examples/mlp/mlp.onnxtext")).read()
+    model = onnx.parser.parse_model(text)
+    del model.graph.initializer[:]
+    for name, arr in read_safetensors(os.path.join(REPO, "examples/mlp/mlp.safetensors")).items():
+        model.graph.initializer.append(onnx.numpy_helper.from_array(np.ascontiguousarray(arr), name))
+    return model.SerializeToString()
+
+
+def ort_session(model):
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+
+
+class LoamSide:
+    def __init__(self, lib_path, x, checkpoint, out_shape):
+        self.lib = ctypes.CDLL(lib_path)
+        self.lib.loam_bench_init.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p]
+        self.lib.loam_bench_init.restype = ctypes.c_int
+        self.lib.loam_bench_run.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64]
+        self.lib.loam_bench_run.restype = ctypes.c_double
+        self.x = np.ascontiguousarray(x, dtype=np.float32)
+        ck = checkpoint.encode() if checkpoint else None
+        if self.lib.loam_bench_init(self.x.ctypes.data, self.x.shape[0], ck) != 0:
+            raise SystemExit(f"{lib_path}: init failed")
+        self.out = np.zeros(out_shape, dtype=np.float32)
+
+    def sample(self, n):
+        ns = self.lib.loam_bench_run(n, self.out.ctypes.data, self.out.size)
+        if ns < 0:
+            raise SystemExit("forward failed")
+        return ns / n
+
+
+class OrtSide:
+    def __init__(self, model, input_name, x):
+        self.sess = ort_session(model)
+        self.feed = {input_name: np.ascontiguousarray(x, dtype=np.float32)}
+
+    def result(self):
+        return self.sess.run(None, self.feed)[0]
+
+    def sample(self, n):
+        run, feed = self.sess.run, self.feed
+        t0 = time.perf_counter_ns()
+        for _ in range(n):
+            run(None, feed)
+        return (time.perf_counter_ns() - t0) / n
+
+
+def calibrate(side, sample_ms):
+    """Calls per sample so that one sample lasts about sample_ms."""
+    side.sample(3)  # warm: first-call allocations, caches
+    n = 1
+    while True:
+        t = side.sample(n) * n
+        if t >= sample_ms * 1e6 / 4 or n >= 1 << 22:
+            return max(1, int(n * sample_ms * 1e6 / max(t, 1.0)))
+        n *= 4
+
+
+def clock_ghz():
+    mhz = [float(l.split(":")[1]) for l in open("/proc/cpuinfo") if l.startswith("cpu MHz")]
+    return (statistics.median(mhz) / 1000.0) if mhz else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("workdir")
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--sample-ms", type=float, default=60.0)
+    args = ap.parse_args()
+    w = args.workdir
+    rng = np.random.default_rng(2026)
+
+    # Multiply-adds per batch row, counted from the shapes (2 flops each): MNIST-12's two
+    # convolutions (28x28 outputs x 8 channels x 5x5 taps; 14x14 x 16 x 8x5x5) and its 256x10
+    # classifier; the MLP's 16x32 and 32x4 matmuls. Bias adds, ReLU and pooling are not counted.
+    mnist_flops = 2 * (28 * 28 * 8 * 1 * 25 + 14 * 14 * 16 * 8 * 25 + 256 * 10)
+    mlp_flops = 2 * (16 * 32 + 32 * 4)
+    mnist_onnx = os.path.join(REPO, "models/mnist-12/model.onnx")
+    mlp_bytes = mlp_model_bytes()
+    mlp_ck = os.path.join(REPO, "examples/mlp/mlp.safetensors")
+    cases = [
+        ("mnist-12", 1, "libmnist_b1.so", mnist_onnx, "Input3", (1, 1, 28, 28), None, (1, 10), mnist_flops),
+        ("mnist-12", 64, "libmnist_b64.so", os.path.join(w, "mnist_b64.onnx"), "Input3", (64, 1, 28, 28), None, (64, 10), mnist_flops),
+        ("mlp", 1, "libmlp.so", mlp_bytes, "x", (1, 16), mlp_ck, (1, 4), mlp_flops),
+        ("mlp", 64, "libmlp.so", mlp_bytes, "x", (64, 16), mlp_ck, (64, 4), mlp_flops),
+    ]
+    ghz = clock_ghz()
+    peak = 2 * 8 * 2 * ghz  # GFLOP/s: 2 FMA units x 8 float lanes x 2 flops, one core
+    print(f"onnxruntime {ort.__version__}, numpy {np.__version__}; clock {ghz:.3f} GHz (/proc/cpuinfo), "
+          f"one-core peak {peak:.1f} GFLOP/s; {args.rounds} rounds, ~{args.sample_ms:g} ms per sample")
+    rows = []
+    for model, batch, lib, onnx_model, input_name, shape, ck, out_shape, flops in cases:
+        x = rng.uniform(0.0, 255.0 if model == "mnist-12" else 2.0, size=shape).astype(np.float32)
+        if model == "mlp":
+            x -= 1.0
+        loam = LoamSide(os.path.join(w, lib), x, ck, out_shape)
+        orts = OrtSide(onnx_model, input_name, x)
+        loam.sample(1)
+        ref = orts.result()
+        diff = float(np.max(np.abs(loam.out - ref)))
+        scale = float(np.max(np.abs(ref)))
+        if not diff <= 1e-4 * max(1.0, scale):
+            raise SystemExit(f"{model} batch {batch}: outputs disagree, max abs diff {diff} (scale {scale})")
+        n_loam = calibrate(loam, args.sample_ms)
+        n_ort = calibrate(orts, args.sample_ms)
+        t_loam, t_ort, ratios = [], [], []
+        for _ in range(args.rounds):
+            a = loam.sample(n_loam)
+            b = orts.sample(n_ort)
+            t_loam.append(a)
+            t_ort.append(b)
+            ratios.append(b / a)
+        ml, mo = statistics.median(t_loam), statistics.median(t_ort)
+        gflops = flops * batch / ml
+        rows.append((model, batch, ml / 1e3, mo / 1e3, statistics.median(ratios), min(ratios), max(ratios),
+                     gflops, 100.0 * gflops / peak, flops * batch / mo, diff))
+        sys.stdout.flush()
+    print()
+    print("| model | batch | Loam µs/forward | onnxruntime µs/run | ratio ort/Loam (median) | ratio range | "
+          "Loam GFLOP/s | Loam % of peak | ort GFLOP/s | max abs diff |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for m, b, l, o, r, rmin, rmax, g, p, go, d in rows:
+        print(f"| {m} | {b} | {l:.2f} | {o:.2f} | **{r:.2f}** | {rmin:.2f}–{rmax:.2f} | {g:.2f} | {p:.1f} % | "
+              f"{go:.2f} | {d:.1e} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Model-level benchmark: the generated module's forward against onnxruntime, MNIST-12 and the MLP,
+# batch 1 and 64, one thread, interleaved. Not part of CI.
+#
+#   bench/models/run.sh [--rounds R] [--sample-ms MS]     (arguments go to bench.py)
+#
+# Environment: LOAM=path/to/loam (default: build/bench/tools/loam/loam, built if missing),
+#              WORK=dir for generated files (default: build/bench/models), CXX (default g++),
+#              CALLGRIND=1 to also count instructions of one forward per case under callgrind.
+# Needs python3 with numpy, onnx and onnxruntime (1.32 measured).
+set -euo pipefail
+ARGS=("$@")
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+HERE=$REPO/bench/models
+LOAM=${LOAM:-$REPO/build/bench/tools/loam/loam}
+WORK=${WORK:-$REPO/build/bench/models}
+CXX=${CXX:-g++}
+CXXFLAGS=(-std=c++23 -O2 -march=native -g)
+
+if [[ ! -x $LOAM ]]; then
+  cmake -S "$REPO" -B "$REPO/build/bench" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$REPO/build/bench" --target loam -j2
+  LOAM=$REPO/build/bench/tools/loam/loam
+fi
+mkdir -p "$WORK"
+cd "$WORK"
+
+# MNIST-12 at batch 1 as shipped; at batch 64 through make_mnist_batch.py (input, output and the
+# Reshape constant's batch set to 64). The MLP's batch is a symbol: one module serves both batches.
+python3 "$HERE/make_mnist_batch.py" "$REPO/models/mnist-12/model.onnx" mnist_b64.onnx 64
+"$LOAM" build "$REPO/models/mnist-12/model.onnx" --options "$REPO/examples/mnist/layout.json" -o mnist_b1.hpp
+"$LOAM" build mnist_b64.onnx --options "$REPO/examples/mnist/layout.json" -o mnist_b64.hpp
+"$LOAM" build "$REPO/examples/mlp/mlp.onnxtext" --options "$REPO/examples/mlp/layout.json" -o mlp.hpp
+
+build() {  # header-stem kind
+  "$CXX" "${CXXFLAGS[@]}" -shared -fPIC -I. -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" \
+    -DLOAM_BENCH_KIND="$2" "$HERE/harness.cpp" -o "lib$1.so"
+  "$CXX" "${CXXFLAGS[@]}" -I. -DLOAM_BENCH_MAIN -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" \
+    -DLOAM_BENCH_KIND="$2" "$HERE/harness.cpp" -o "$1_exe"
+}
+build mnist_b1 1
+build mnist_b64 1
+build mlp 2
+
+if [[ ${CALLGRIND:-0} == 1 ]]; then
+  # Instructions of one forward: callgrind over 1 warm-up + 1 timed call and over 1 + 11, the
+  # difference divided by 10 (so loading, weight setup and the first call's allocations drop out).
+  ck=$REPO/examples/mlp/mlp.safetensors
+  for c in "mnist_b1 1" "mnist_b64 64" "mlp 1 $ck" "mlp 64 $ck"; do
+    read -r -a f <<<"$c"
+    set -- "${f[@]}"
+    ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "./$1_exe" "$2" "$4" ${3:-} 2>&1 |
+           sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
+    a=$(ir "$1" "$2" "${3:-}" 1); b=$(ir "$1" "$2" "${3:-}" 11)
+    echo "callgrind: $1 batch $2: $(( (b - a) / 10 )) instructions per forward"
+  done
+fi
+
+python3 "$HERE/bench.py" "$WORK" "${ARGS[@]}"
