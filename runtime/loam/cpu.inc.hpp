@@ -1655,8 +1655,18 @@ struct Cpu {
     E* y = out.mutable_data_unchecked();
     using Acc = std::conditional_t<std::is_same_v<E, float>, double, E>;
     std::vector<Acc> acc(static_cast<std::size_t>(out.count()));
-    const Acc init = kind == ReduceKind::Max   ? static_cast<Acc>(std::is_same_v<E, float> ? -std::numeric_limits<float>::infinity() : static_cast<double>(std::numeric_limits<std::int64_t>::min()))
-                     : kind == ReduceKind::Min ? static_cast<Acc>(std::is_same_v<E, float> ? std::numeric_limits<float>::infinity() : static_cast<double>(std::numeric_limits<std::int64_t>::max()))
+    // The identity of each reduction in the accumulator's own type: an integer bound taken
+    // through double would round past the type (2^63 does not fit int64).
+    Acc lowest{}, highest{};
+    if constexpr (std::is_floating_point_v<Acc>) {
+      lowest = -std::numeric_limits<Acc>::infinity();
+      highest = std::numeric_limits<Acc>::infinity();
+    } else {
+      lowest = std::numeric_limits<Acc>::lowest();
+      highest = std::numeric_limits<Acc>::max();
+    }
+    const Acc init = kind == ReduceKind::Max   ? lowest
+                     : kind == ReduceKind::Min ? highest
                      : kind == ReduceKind::Prod ? Acc{1}
                                                 : Acc{0};
     std::fill(acc.begin(), acc.end(), init);
