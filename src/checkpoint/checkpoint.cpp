@@ -8,6 +8,7 @@
 
 #include "options/strict_json.hpp"
 #include "support/error.hpp"
+#include "support/file.hpp"
 
 namespace loam {
 
@@ -18,15 +19,6 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
-}
-
-std::string read_whole_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail(file.string() + ": cannot open the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) fail(file.string() + ": cannot read the file");
-  return text.str();
 }
 
 bool is_plain_file_name(const std::string& name) {

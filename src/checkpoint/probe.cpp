@@ -10,6 +10,7 @@
 #include "checkpoint/checkpoint.hpp"
 #include "checkpoint/safetensors.hpp"
 #include "support/error.hpp"
+#include "support/file.hpp"
 
 namespace loam {
 
@@ -43,15 +44,6 @@ class Sha256 {
  private:
   std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx_;
 };
-
-std::string read_whole_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail(file.string() + ": cannot open the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) fail(file.string() + ": cannot read the file");
-  return text.str();
-}
 
 std::string header_digest(const SafetensorsHeader& h) {
   Sha256 d;
