@@ -49,6 +49,9 @@ class Normalizer {
     for (const auto& v : g.value_info) names_.insert(v.name), types_.emplace(v.name, v.type.elem);
     for (const auto& v : g.inputs) types_.emplace(v.name, v.type.elem);
     for (const auto& v : g.outputs) types_.emplace(v.name, v.type.elem);
+    for (const auto* list : {&g.inputs, &g.value_info, &g.outputs})
+      for (const auto& v : *list)
+        if (v.type.shape) ranks_.emplace(v.name, v.type.shape->size());
     for (const auto& t : g.initializers) names_.insert(t.name), types_.emplace(t.name, t.elem);
     for (const auto& n : g.nodes) {
       for (const auto& s : n.inputs) names_.insert(s);
@@ -286,7 +289,27 @@ class Normalizer {
       }
     } else if (op == "Gemm" && v < 7) {
       erase(n, "broadcast");
+    } else if (op == "PRelu" && v < 7) {
+      restate_channel_slope(n);
     }
+  }
+
+  // PRelu before opset 7 applied a slope of several elements per channel, along X's axis 1; opset
+  // 7 broadcasts numpy-style from the end. A rank-1 slope the graph carries is restated as a copy
+  // shaped [C, 1, ...] so today's alignment puts it on axis 1. A slope of one element means the same
+  // under both rules; any other form has no one reading and is left for stage 0 to check.
+  void restate_channel_slope(Node& n) {
+    if (n.inputs.size() < 2) return;
+    auto x_rank = ranks_.find(n.inputs[0]);
+    if (x_rank == ranks_.end() || x_rank->second < 3) return;
+    const TensorData* slope = nullptr;
+    for (const auto& t : model_.graph.initializers)
+      if (t.name == n.inputs[1]) slope = &t;
+    if (!slope || slope->dims.size() != 1 || slope->dims[0] <= 1 || slope->data.empty()) return;
+    std::vector<int64_t> dims(x_rank->second - 1, 1);
+    dims[0] = slope->dims[0];
+    TensorData copy = *slope;
+    set_input(n, 1, add_constant(n, "slope", copy.elem, std::move(dims), std::move(copy.data)));
   }
 
   void graph(Graph& g) {
@@ -309,6 +332,7 @@ class Normalizer {
 
   Model& model_;
   int64_t version_ = 0;
+  std::map<std::string, std::size_t> ranks_;  // declared ranks of graph inputs, outputs and value_info
   bool wrote_loam_ = false;
   std::set<std::string> names_;
   std::map<std::string, ElementType> types_;

@@ -175,3 +175,23 @@ TEST(Normalize, ReshapeWithoutShapeIsRefusedNamingTheNode) {
     EXPECT_STREQ(e.what(), "node 'r' (Reshape): Reshape of opset 4 has no 'shape' attribute");
   }
 }
+
+TEST(Normalize, PReluBefore7AppliesASlopeOfSeveralPerChannel) {
+  // PRelu-6 read a [C] slope along X's axis 1; opset 7 aligns it at the end. The restated slope is
+  // a [C, 1, 1] copy holding the same elements, and the original initializer is left as it was.
+  Model m = normalized(6, "g (float[2,3,4,5] x) => (float[2,3,4,5] y) <float[3] s = {0.25, 0.5, 0.75}> { y = PRelu (x, s) }");
+  const Node& n = only_node(m);
+  EXPECT_EQ(n.op_type, "PRelu");
+  ASSERT_EQ(n.inputs.size(), 2u);
+  EXPECT_EQ(n.inputs[1], "y__slope");
+  const TensorData* slope = m.graph.initializer("y__slope");
+  ASSERT_NE(slope, nullptr);
+  EXPECT_EQ(slope->dims, (std::vector<int64_t>{3, 1, 1}));
+  EXPECT_EQ(slope->data, m.graph.initializer("s")->data);
+  EXPECT_EQ(m.graph.initializer("s")->dims, (std::vector<int64_t>{3}));
+  // One element means the same under both rules; from opset 7 on the slope is read as written.
+  Model shared = normalized(6, "g (float[2,3,4] x) => (float[2,3,4] y) <float[1] s = {0.25}> { y = PRelu (x, s) }");
+  EXPECT_EQ(only_node(shared).inputs[1], "s");
+  Model v7 = normalized(7, "g (float[2,3,4] x) => (float[2,3,4] y) <float[4] s = {1, 2, 3, 4}> { y = PRelu (x, s) }");
+  EXPECT_EQ(only_node(v7).inputs[1], "s");
+}
