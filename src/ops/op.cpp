@@ -200,6 +200,21 @@ void OpContext::fold_floats(std::size_t i, std::vector<float> values) {
   out[i].value = std::move(f);
 }
 
+void OpContext::fold_picked(std::size_t input, const std::vector<std::size_t>& map, std::size_t out_index) {
+  const auto& v = *this->input(input).value;
+  if (v.kind == FoldedValue::Kind::Integer) {
+    std::vector<Extent> r;
+    r.reserve(map.size());
+    for (std::size_t i : map) r.push_back(v.ints[i]);
+    fold_ints(out_index, std::move(r));
+  } else {
+    std::vector<float> r;
+    r.reserve(map.size());
+    for (std::size_t i : map) r.push_back(v.floats[i]);
+    fold_floats(out_index, std::move(r));
+  }
+}
+
 bool OpContext::known(std::initializer_list<std::size_t> inputs) const {
   if (inputs.size() == 0) {
     for (std::size_t i = 0; i < in.size(); ++i)

@@ -73,6 +73,9 @@ class OpContext {
   // Records a folded integer value for output i (dropped past kFoldLimit or on a symbolic shape).
   void fold_ints(std::size_t i, std::vector<Extent> values);
   void fold_floats(std::size_t i, std::vector<float> values);
+  // Records output `out` as the elements of input `input`'s folded value at the positions `map`
+  // lists, in order: what every operator that only moves elements folds to.
+  void fold_picked(std::size_t input, const std::vector<std::size_t>& map, std::size_t out = 0);
   // Element count of output i if it is a number within kFoldLimit.
   std::optional<int64_t> foldable_count(std::size_t i) const;
 

@@ -140,22 +140,6 @@ void squeeze(OpContext& c) {
   pass_value(c);
 }
 
-// Rearranges a known value: out element i reads in element map[i].
-void fold_map(OpContext& c, const std::vector<std::size_t>& map, std::size_t input = 0, std::size_t out = 0) {
-  const auto& v = *c.input(input).value;
-  if (v.kind == FoldedValue::Kind::Integer) {
-    std::vector<Extent> r;
-    r.reserve(map.size());
-    for (std::size_t i : map) r.push_back(v.ints[i]);
-    c.fold_ints(out, std::move(r));
-  } else {
-    std::vector<float> r;
-    r.reserve(map.size());
-    for (std::size_t i : map) r.push_back(v.floats[i]);
-    c.fold_floats(out, std::move(r));
-  }
-}
-
 void transpose(OpContext& c) {
   const auto& in = c.input(0);
   std::size_t r = in.dims.size();
@@ -193,7 +177,7 @@ void transpose(OpContext& c) {
       idx[k] = 0;
     }
   }
-  fold_map(c, map);
+  c.fold_picked(0, map);
 }
 
 void expand(OpContext& c) {
@@ -207,7 +191,7 @@ void expand(OpContext& c) {
   if (!in.value || !c.foldable_count(0)) return;
   auto is = constant_shape(in.dims);
   if (!is) return;
-  fold_map(c, broadcast_map(*constant_shape(out), *is));
+  c.fold_picked(0, broadcast_map(*constant_shape(out), *is));
 }
 
 void tile(OpContext& c) {
@@ -240,7 +224,7 @@ void tile(OpContext& c) {
       idx[k] = 0;
     }
   }
-  fold_map(c, map);
+  c.fold_picked(0, map);
 }
 
 void concat(OpContext& c) {
@@ -354,7 +338,7 @@ void split(OpContext& c) {
     std::vector<std::size_t> map;
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t e = 0; e < *pk * inner; ++e) map.push_back(static_cast<std::size_t>(o * (*is)[ax] * inner + offset * inner + e));
-    if (c.foldable_count(k)) fold_map(c, map, 0, k);
+    if (c.foldable_count(k)) c.fold_picked(0, map, k);
     offset += *pk;
   }
 }

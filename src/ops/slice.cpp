@@ -13,19 +13,6 @@ using stage0::prove_nonnegative;
 
 namespace {
 
-// Folds output 0 as the elements of `v` at the positions `map` lists, in order.
-void fold_picked(OpContext& c, const FoldedValue& v, const std::vector<std::size_t>& map) {
-  if (v.kind == FoldedValue::Kind::Integer) {
-    std::vector<Extent> res;
-    for (auto m : map) res.push_back(v.ints[m]);
-    c.fold_ints(0, std::move(res));
-  } else {
-    std::vector<float> res;
-    for (auto m : map) res.push_back(v.floats[m]);
-    c.fold_floats(0, std::move(res));
-  }
-}
-
 struct SliceAxis {
   std::size_t axis;
   Extent start;  // clamped start
@@ -100,7 +87,7 @@ void slice(OpContext& c) {
       idx[k] = 0;
     }
   }
-  fold_picked(c, *in.value, map);
+  c.fold_picked(0, map);
 }
 
 void gather(OpContext& c) {
@@ -136,7 +123,7 @@ void gather(OpContext& c) {
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i : indices)
       for (int64_t e = 0; e < inner; ++e) map.push_back(static_cast<std::size_t>((o * d + i) * inner + e));
-  fold_picked(c, *data.value, map);
+  c.fold_picked(0, map);
 }
 
 void pad(OpContext& c) {
