@@ -50,7 +50,7 @@ std::uint32_t field(const nlohmann::json& layer, const char* name, std::size_t i
 
 }  // namespace
 
-LoweredSet lower_int_synth(const std::vector<std::uint8_t>& bytes, std::optional<std::uint32_t> latent_channels) {
+LoweredSet lower_int_synth_graphs(const std::vector<std::uint8_t>& bytes, std::optional<std::uint32_t> latent_channels) {
   const nlohmann::json doc = parse_json(bytes, kCode, "int_synth.json");
   if (!doc.is_object() || !doc.contains("layers") || !doc["layers"].is_array()) bad("no layers list");
   const nlohmann::json& layers = doc["layers"];
@@ -128,7 +128,21 @@ LoweredSet lower_int_synth(const std::vector<std::uint8_t>& bytes, std::optional
   } catch (const RefusalError& e) {
     bad(std::string("the lowered graph does not load: ") + e.what());
   }
-  if (!set.certificate.verdict.acc64) bad("the certificate does not meet acc64");
+  return set;
+}
+
+LoweredSet lower_int_synth(const std::vector<std::uint8_t>& bytes, std::optional<std::uint32_t> latent_channels,
+                           std::optional<Profile> pin_claim) {
+  LoweredSet set = lower_int_synth_graphs(bytes, latent_channels);
+  const Verdict& v = set.certificate.verdict;
+  if (!v.acc64)
+    bad("the certificate does not meet acc64: " + v.acc64_first_failure->where + " " +
+        std::to_string(v.acc64_first_failure->index) + ", " + v.acc64_first_failure->key);
+  if (pin_claim && !v.meets(*pin_claim)) {
+    const Failure& f = *v.acc32_first_failure;  // acc64 is met, so only an acc32 claim can fail
+    bad("the pin claims " + std::string(profile_name(*pin_claim)) + ", which the certificate does not meet: " +
+        f.where + " " + std::to_string(f.index) + ", " + f.key);
+  }
   return set;
 }
 

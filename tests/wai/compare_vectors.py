@@ -13,21 +13,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
-def committed():
-    files = ['npu.jsonl']
-    for sub in ('graphs', 'vectors'):
-        files += [sub + '/' + f for f in sorted(os.listdir(os.path.join(HERE, sub)))]
+SUBDIRS = ('certificates', 'graphs', 'sets', 'stage', 'vectors')
+
+
+def files_under(root):
+    """npu.jsonl and every file below SUBDIRS, as paths relative to root."""
+    files = {'npu.jsonl'} if os.path.exists(os.path.join(root, 'npu.jsonl')) else set()
+    for sub in SUBDIRS:
+        for d, _, names in os.walk(os.path.join(root, sub)):
+            files |= {os.path.relpath(os.path.join(d, n), root) for n in names}
     return files
 
 
 def compare(out):
     bad = 0
-    produced = {'npu.jsonl'}
-    for sub in ('graphs', 'vectors'):
-        d = os.path.join(out, sub)
-        if os.path.isdir(d):
-            produced |= {sub + '/' + f for f in os.listdir(d)}
-    for rel in sorted(set(committed()) | produced):
+    for rel in sorted(files_under(HERE) | files_under(out)):
         a, b = os.path.join(HERE, rel), os.path.join(out, rel)
         if not os.path.exists(a) or not os.path.exists(b):
             print('only one side has %s' % rel)
