@@ -255,4 +255,16 @@ Whg1Graph load_with_profile(std::span<const std::uint8_t> bytes, Profile profile
   return read_whg1(bytes, ro);
 }
 
+Whg1Graph load_in_npu_subset(std::span<const std::uint8_t> bytes, const std::string& source) {
+  const Certificate c = certify_graph(source, bytes);
+  if (!c.verdict.npu) {
+    std::string reasons;
+    for (const std::string& r : c.verdict.npu_reasons) reasons += (reasons.empty() ? "" : ", ") + r;
+    refuse(RefusalCode::model_mismatch, source + ": the graph is outside wai-ops/1-npu: " + reasons);
+  }
+  ReadOptions ro;
+  ro.source = source;
+  return read_whg1(bytes, ro);
+}
+
 }  // namespace loam::wai

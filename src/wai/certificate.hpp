@@ -57,6 +57,10 @@ Certificate certify_graph(std::string role, std::span<const std::uint8_t> bytes)
 Whg1Graph load_with_profile(std::span<const std::uint8_t> bytes, Profile profile,
                             const std::string& source = "<whg1>");
 
+// §11's subset `npu`: loads the graph and refuses it (model_mismatch) when it is outside
+// wai-ops/1-npu (§9.2), naming the verdict's npu_reasons. Returns the graph.
+Whg1Graph load_in_npu_subset(std::span<const std::uint8_t> bytes, const std::string& source = "<whg1>");
+
 // The verdict's JSON object alone (npu.jsonl uses its npu members).
 CanonJson verdict_json(const Verdict& v);
 

@@ -1,6 +1,7 @@
 // loam wai load|run|stage: the wai-ops/1 front end (spec wai-ops-1.md).
-//   loam wai load G.whg1                   the load verdict (§10.5 steps 1-7): "ok" and the graph's
-//                                          SHA-256, or the refusal code (message on stderr)
+//   loam wai load G.whg1 [--profile P]     the load verdict (§10.5 steps 1-7; with --profile acc32,
+//                                          acc64 or npu, step 8 too): "ok" and the graph's SHA-256,
+//                                          or the refusal code (message on stderr)
 //   loam wai run G.whg1 --decodes D.json   one sequence of decodes (§14.1's decode form); one line
 //                                          of canonical JSON per decode: outputs or the refusal
 //   loam wai stage OP --in X.json          a stage operator (§5E) on a §14.1 stage vector, or on
@@ -78,13 +79,31 @@ std::optional<loam::wai::Whg1Graph> load(const std::string& path) {
 }
 
 const WaiActionRegistration load_action([](CLI::App& wai) -> Run {
-  auto graph = std::make_shared<std::string>();
+  struct Args {
+    std::string graph, profile;
+  };
+  auto args = std::make_shared<Args>();
   CLI::App* sub = wai.add_subcommand("load", "Load a WHG1 graph: print ok and its SHA-256, or the refusal code");
-  sub->add_option("graph", *graph, "the .whg1 file")->required();
-  return [graph]() -> int {
-    const auto g = load(*graph);
-    if (!g) return kRefused;
-    std::printf("ok\nsha256 %s\n", loam::wai::to_hex(loam::wai::sha256(read_bytes(*graph))).c_str());
+  sub->add_option("graph", args->graph, "the .whg1 file")->required();
+  sub->add_option("--profile", args->profile,
+                  "acc32, acc64 or npu: also run load step 8 (§10.5), refusing a graph whose certificate "
+                  "does not meet the profile, or (npu) is outside wai-ops/1-npu")
+      ->check(CLI::IsMember({"acc32", "acc64", "npu"}));
+  return [args]() -> int {
+    const auto bytes = read_bytes(args->graph);
+    if (args->profile.empty()) {
+      if (!load(args->graph)) return kRefused;
+    } else {
+      try {
+        if (args->profile == "npu") loam::wai::load_in_npu_subset(bytes, args->graph);
+        else loam::wai::load_with_profile(bytes, *loam::wai::parse_profile(args->profile), args->graph);
+      } catch (const loam::wai::RefusalError& e) {
+        std::printf("%s\n", std::string(e.refusal().code_name()).c_str());
+        std::fprintf(stderr, "%s\n", e.refusal().message.c_str());
+        return kRefused;
+      }
+    }
+    std::printf("ok\nsha256 %s\n", loam::wai::to_hex(loam::wai::sha256(bytes)).c_str());
     return 0;
   };
 });
