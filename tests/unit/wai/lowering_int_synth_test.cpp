@@ -101,6 +101,49 @@ TEST(LoweringIntSynth, LoadChecksRefuseWithPayloadMalformed) {
   EXPECT_EQ(refusal_code(one_layer()), "ok");
 }
 
+// §14.3's near misses through the lowering, each worked by hand. Over the latents' [-128, 127] a
+// 1x1 weight w gives convT.acc = [-128·w, 127·w]: w = 2^24 reaches -2^31 and meets acc32; w = 2^24 + 1
+// passes it. A pin claiming acc32 over the second is refused with int_synth's one code (§4, §8.6).
+TEST(LoweringIntSynth, PinClaimingAcc32FailsByOneWeight) {
+  auto set = [](std::int64_t w) {
+    return json{{"layers", {{{"in_ch", 1}, {"out_ch", 1}, {"k", 1}, {"stride", 1}, {"pad", 0}, {"weight", {{{{w}}}}}, {"bias", {0}}}}}};
+  };
+  const LoweredSet edge = lower_int_synth(bytes(set(std::int64_t{1} << 24)), 1, Profile::acc32);
+  EXPECT_TRUE(edge.certificate.verdict.acc32);
+  const json c = json::parse(edge.certificate.json);
+  EXPECT_EQ(c["graphs"][0]["nodes"][0]["intermediates"]["convT.acc"]["lo"], "-2147483648");
+  const auto past = bytes(set((std::int64_t{1} << 24) + 1));
+  EXPECT_FALSE(lower_int_synth(past).certificate.verdict.acc32);  // no claim: the set meets acc64
+  try {
+    lower_int_synth(past, 1, Profile::acc32);
+    FAIL() << "a pin claiming acc32 was not refused";
+  } catch (const LoweringError& e) {
+    EXPECT_EQ(e.code(), "payload_malformed");
+    EXPECT_EQ(std::string(e.what()),
+              "payload_malformed: int_synth.json: the pin claims acc32, which the certificate does not meet: node 0, "
+              "convT.acc");
+  }
+}
+
+// Layer 0 (weight 67637280, bias 31, relu) gives [0, 127·67637280 + 31] = [0, 2^33 - 1]; layer 1
+// (weight 2^30, bias b) gives convT.acc = [0, (2^33 - 1)·2^30 + b]: b = 2^30 - 1 reaches 2^63 - 1,
+// b = 2^30 passes i64 by one unit, and §13.1 refuses the set.
+TEST(LoweringIntSynth, Acc64FailsByOneUnit) {
+  auto set = [](std::int64_t b) {
+    return json{{"layers",
+                 {{{"in_ch", 1}, {"out_ch", 1}, {"k", 1}, {"stride", 1}, {"pad", 0}, {"relu", true}, {"weight", {{{{67637280}}}}}, {"bias", {31}}},
+                  {{"in_ch", 1}, {"out_ch", 1}, {"k", 1}, {"stride", 1}, {"pad", 0}, {"weight", {{{{std::int64_t{1} << 30}}}}}, {"bias", {b}}}}}};
+  };
+  const LoweredSet edge = lower_int_synth(bytes(set((std::int64_t{1} << 30) - 1)));
+  EXPECT_EQ(json::parse(edge.certificate.json)["graphs"][0]["nodes"][2]["intermediates"]["convT.acc"]["hi"],
+            "9223372036854775807");
+  const LoweredSet past = lower_int_synth_graphs(bytes(set(std::int64_t{1} << 30)));
+  EXPECT_FALSE(past.certificate.verdict.acc64);
+  EXPECT_EQ(past.certificate.verdict.acc64_first_failure->key, "convT.acc");
+  EXPECT_EQ(*past.certificate.verdict.acc64_first_failure->bits, 65u);
+  EXPECT_EQ(refusal_code(set(std::int64_t{1} << 30)), "payload_malformed");
+}
+
 json norm_json() {
   json pmf = json::array();
   for (int i = 0; i < 32; ++i) pmf.push_back({128, 128});
