@@ -271,6 +271,12 @@ void linear(Corpus& c) {
     b.op(Opcode::conv_transpose, {0}, convt(1, 2, 2, 0, 3, {1, 2, 3, 4}, rq(Round::half_up, 0)), 1);
     c.add(ft, "convT_output_padding_past_stride", b.bytes(), {one(tensor(1, 1, 1, {7}))});
   }
+  {  // each end of convT.acc attained (every weight positive, so [-100·Σw, 100·Σw]) on an odd plane
+    Builder b;
+    b.input(1, -100, 100, 3, 3);
+    b.op(Opcode::conv_transpose, {0}, convt(1, 2, 1, 0, 0, {1, 2, 3, 4}, rq(Round::floor, 0)), 1);
+    c.add(ft, "convT_acc_ends_odd_plane", b.bytes(), {one(constant(1, 3, 3, 100)), one(constant(1, 3, 3, -100))});
+  }
   {  // stride larger than the kernel: positions no tap reaches hold rq(0)
     Builder b;
     b.input(1, -100, 100, 2, 3);
@@ -682,6 +688,14 @@ void graphs(Corpus& c) {
     g.input(1, -9, -1, 2, 2);
     g.op(Opcode::relu, {0}, std::monostate{}, 1, Policy::check, 1, 5);
     c.add("graphs/load_refusals.jsonl", "load_8_empty_check", g.bytes());
+  }
+  {
+    Builder g;  // step 8: lut16's input interval passes ±32767 (§5.6)
+    g.input(1, -32768, 0, 1, 1);
+    Lut16Params p;
+    p.table.resize(65536);
+    g.op(Opcode::lut16, {0}, p, 1);
+    c.add("graphs/load_refusals.jsonl", "load_8_lut16_range", g.bytes());
   }
   {
     Builder g;  // step 8: the verdict fails acc64 by one unit
