@@ -351,6 +351,23 @@ void linear(Corpus& c) {
     b.op(Opcode::apply, {0, 1}, p, 4);
     c.add(fa, "apply_groups_2", b.bytes(), {two(random(4, 1, 2, -300, 300, 18), random(4, 2, 3, -300, 300, 19))});
   }
+  // gram.acc and apply.acc at exactly -2^31 and 2^31 - 1 (one term, the other operand in [0, 1]),
+  // each end attained; with the first operand's range one below -2^31, acc64 only.
+  for (std::int64_t lo : {I32MIN, I32MIN - 1}) {
+    for (const bool gram : {true, false}) {
+      Builder b;
+      b.input(1, lo, I32MAX, 1, 1);
+      b.input(1, 0, 1, 1, 1);
+      ContractionParams p;
+      p.groups = 1;
+      p.rq = rq(Round::floor, 0);
+      b.op(gram ? Opcode::gram : Opcode::apply, {0, 1}, p, 1);
+      c.add(gram ? fg : fa, std::string(gram ? "gram" : "apply") + (lo == I32MIN ? "_acc_at_i32_limits" : "_acc_one_past_i32"),
+            b.bytes(),
+            {two(tensor(1, 1, 1, {lo}), tensor(1, 1, 1, {1})), two(tensor(1, 1, 1, {I32MAX}), tensor(1, 1, 1, {1})),
+             two(tensor(1, 1, 1, {I32MAX}), tensor(1, 1, 1, {0}))});
+    }
+  }
 }
 
 void elementwise(Corpus& c) {
