@@ -437,6 +437,21 @@ void norms(Corpus& c) {
     b.op(Opcode::igdn, {0}, p, 2);
     c.add("vectors/igdn.jsonl", "igdn_floor_each_term", b.bytes(), {one(tensor(2, 1, 3, {1, 3, -50, 1, 5, 50}))});
   }
+  // igdn.N's upper end at exactly 2^31 - 1 (β + 46340² with β = 88047), attained at x = ±46340; with
+  // β one larger it passes i32 (acc64 only).
+  for (std::int64_t beta : {88047, 88048}) {
+    Builder b;
+    b.input(1, -46340, 46340, 1, 3);
+    IgdnParams p;
+    p.gf = 0;
+    p.frac = 16;
+    p.g_bytes = 4;
+    p.gamma = {1};
+    p.beta = {beta};
+    b.op(Opcode::igdn, {0}, p, 1);
+    c.add("vectors/igdn.jsonl", beta == 88047 ? "igdn_n_at_i32_max" : "igdn_n_one_past_i32", b.bytes(),
+          {one(tensor(1, 1, 3, {-46340, 0, 46340}))});
+  }
   {  // odd C with a mean that is a half; and epsilon 2^64 - 1
     for (std::uint64_t eps : {std::uint64_t{42949}, ~std::uint64_t{0}}) {
       Builder b;
