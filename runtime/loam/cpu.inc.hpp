@@ -201,6 +201,15 @@ struct Cpu {
 
   static constexpr std::int64_t EXPR_BLOCK = 512;
 
+  // A bound given as a double (an absent Clip bound is infinite) as an int64, saturating; a NaN
+  // bound bounds nothing.
+  static std::int64_t saturate_i64(double v, std::int64_t if_nan) {
+    if (v != v) return if_nan;
+    if (v <= -9223372036854775808.0) return std::numeric_limits<std::int64_t>::min();
+    if (v >= 9223372036854775808.0) return std::numeric_limits<std::int64_t>::max();
+    return static_cast<std::int64_t>(v);
+  }
+
   template <class T>
   static T unary_value(ExprOp op, T x, double p, double q) {
     if constexpr (std::is_same_v<T, float>) {
@@ -239,7 +248,15 @@ struct Cpu {
         case ExprOp::Relu: return x > 0 ? x : 0;
         case ExprOp::Sign: return x > 0 ? 1 : (x < 0 ? -1 : 0);
         case ExprOp::Not: return x == 0 ? 1 : 0;
-        case ExprOp::Clip: return std::min(std::max(x, static_cast<std::int64_t>(p)), static_cast<std::int64_t>(q));
+        case ExprOp::Clip:
+          return std::min(std::max(x, saturate_i64(p, std::numeric_limits<std::int64_t>::min())), saturate_i64(q, std::numeric_limits<std::int64_t>::max()));
+        case ExprOp::Wrap: {
+          const int bits = static_cast<int>(p);
+          if (bits <= 0 || bits >= 64) return x;
+          const std::uint64_t mask = (std::uint64_t{1} << bits) - 1, low = static_cast<std::uint64_t>(x) & mask;
+          const bool negative = q != 0 && (low >> (bits - 1)) != 0;
+          return negative ? static_cast<std::int64_t>(low | ~mask) : static_cast<std::int64_t>(low);
+        }
         default: break;
       }
     } else {

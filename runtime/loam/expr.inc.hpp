@@ -15,6 +15,7 @@ enum class ExprOp : std::uint8_t {
   Clip,         // p: min, q: max
   HardSigmoid,  // p: alpha, q: beta
   Elu,          // p: alpha
+  Wrap,         // p: bits, q: 1 if signed; an int64 taken back into a narrower integer's range, as a cast to it does
   // binary (a, b: the steps read)
   Add, Sub, Mul, Div, Pow, Max, Min, Mod,
   PRelu,  // a: x, b: slope

@@ -108,6 +108,12 @@ class SafetensorsView {
     } else if constexpr (std::is_same_v<E, Half> || std::is_same_v<E, BFloat16>) {
       if (e->dtype != (std::is_same_v<E, Half> ? "F16" : "BF16")) return fail(e->name, "", "dtype " + e->dtype + " where the graph has a half type");
       for (std::size_t i = 0; i < n; ++i) d[i] = E::from_bits(u16(i));
+    } else if constexpr (NarrowInteger<E>) {
+      constexpr std::string_view want = std::is_same_v<E, std::int8_t> ? "I8" : std::is_same_v<E, std::uint8_t> ? "U8"
+                                      : std::is_same_v<E, std::int16_t> ? "I16" : std::is_same_v<E, std::uint16_t> ? "U16"
+                                      : std::is_same_v<E, std::int32_t> ? "I32" : "U32";
+      if (e->dtype != want) return fail(e->name, "", "dtype " + e->dtype + " where the graph has " + std::string(want));
+      if (n) std::memcpy(d, raw.data(), n * sizeof(E));
     }
     return out;
   }

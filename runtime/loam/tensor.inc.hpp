@@ -4,9 +4,16 @@
 // (embedded weights) is never written: the first write through a non-const accessor copies it.
 // Kernels write only into tensors they allocated themselves.
 
+// The integers narrower than int64 that ONNX moves: storage types, as Half and BFloat16 are. They
+// cross the module's boundary as they are and are computed in int64, each result wrapped back
+// into its own range where arithmetic could leave it.
+template <class E>
+concept NarrowInteger = std::same_as<E, std::int8_t> || std::same_as<E, std::uint8_t> || std::same_as<E, std::int16_t> ||
+                        std::same_as<E, std::uint16_t> || std::same_as<E, std::int32_t> || std::same_as<E, std::uint32_t>;
+
 template <class E>
 concept Element = std::same_as<E, float> || std::same_as<E, std::int64_t> || std::same_as<E, bool> ||
-                  std::same_as<E, Half> || std::same_as<E, BFloat16>;
+                  std::same_as<E, Half> || std::same_as<E, BFloat16> || NarrowInteger<E>;
 
 // The element count of a shape, refusing negative extents and a count past int64.
 template <std::size_t R>
@@ -93,7 +100,7 @@ class Tensor;
 
 template <class E, class... A>
 class Tensor<E, Axes<A...>> {
-  static_assert(Element<E>, "Tensor: the element type must be float, int64_t, bool, Half or BFloat16");
+  static_assert(Element<E>, "Tensor: the element type must be float, int64_t, bool, Half, BFloat16 or an integer of 8, 16 or 32 bits");
 
  public:
   using ElementType = E;

@@ -27,12 +27,20 @@ std::string element_cpp(ElementType t) {
     case ElementType::Bool: return "bool";
     case ElementType::F16: return "Half";
     case ElementType::BF16: return "BFloat16";
+    case ElementType::I8: return "std::int8_t";
+    case ElementType::U8: return "std::uint8_t";
+    case ElementType::I16: return "std::int16_t";
+    case ElementType::U16: return "std::uint16_t";
+    case ElementType::I32: return "std::int32_t";
+    case ElementType::U32: return "std::uint32_t";
     default: return "";
   }
 }
-// Kernels compute half precision in float.
+// Kernels compute half precision in float and the narrower integers in int64.
 std::string compute_cpp(ElementType t) {
-  return (t == ElementType::F16 || t == ElementType::BF16) ? "float" : element_cpp(t);
+  if (t == ElementType::F16 || t == ElementType::BF16) return "float";
+  if (is_narrow_integer(t)) return "std::int64_t";
+  return element_cpp(t);
 }
 const char* safetensors_dtype(ElementType t) {
   switch (t) {
@@ -41,6 +49,12 @@ const char* safetensors_dtype(ElementType t) {
     case ElementType::Bool: return "BOOL";
     case ElementType::F16: return "F16";
     case ElementType::BF16: return "BF16";
+    case ElementType::I8: return "I8";
+    case ElementType::U8: return "U8";
+    case ElementType::I16: return "I16";
+    case ElementType::U16: return "U16";
+    case ElementType::I32: return "I32";
+    case ElementType::U32: return "U32";
     default: return "";
   }
 }
@@ -111,7 +125,7 @@ class Writer {
     std::string e = element_cpp(t.elem);
     if (e.empty())
       fail(o_.source_name + ": tensor '" + t.name + "': element type " + element_type_name(t.elem) +
-           " cannot cross the module's boundary (float, float16, bfloat16, int64 and bool can)");
+           " cannot cross the module's boundary (float, float16, bfloat16, bool and the integers of 8 to 64 bits but uint64 can)");
     return "Tensor<" + e + ", " + axes_cpp(t.axes) + ">";
   }
   std::string device_type(const TensorInfo& t) {
@@ -450,7 +464,7 @@ void Writer::write_forward() {
     const auto& in = m_.inputs[i];
     std::string var = names_.fresh(params[i] + "_dev");
     std::string up = "backend.upload(" + params[i] + ")";
-    if (compute_cpp(in.elem) != element_cpp(in.elem)) up = "backend.template cast<float>(" + up + ")";
+    if (compute_cpp(in.elem) != element_cpp(in.elem)) up = "backend.template cast<" + compute_cpp(in.elem) + ">(" + up + ")";
     body_ += "  const " + device_type(in) + " " + var + " = " + up + ";\n";
     device_[in.name] = var;
   }
@@ -458,7 +472,7 @@ void Writer::write_forward() {
     std::string member = names_.mint(w.info.name);
     std::string var = names_.fresh(member + "_dev");
     std::string up = "backend.upload(weights." + member + ")";
-    if (compute_cpp(w.info.elem) != element_cpp(w.info.elem)) up = "backend.template cast<float>(" + up + ")";
+    if (compute_cpp(w.info.elem) != element_cpp(w.info.elem)) up = "backend.template cast<" + compute_cpp(w.info.elem) + ">(" + up + ")";
     body_ += "  const " + device_type(w.info) + " " + var + " = " + up + ";\n";
     device_[w.info.name] = var;
   }

@@ -27,6 +27,15 @@ const char* element_type_name(ElementType t) {
   return "unknown";
 }
 
+bool is_narrow_integer(ElementType t) {
+  return t == ElementType::I8 || t == ElementType::U8 || t == ElementType::I16 || t == ElementType::U16 ||
+         t == ElementType::I32 || t == ElementType::U32;
+}
+
+int narrow_integer_bits(ElementType t) { return static_cast<int>(element_size(t) * 8); }
+
+bool narrow_integer_signed(ElementType t) { return t == ElementType::I8 || t == ElementType::I16 || t == ElementType::I32; }
+
 std::size_t element_size(ElementType t) {
   switch (t) {
     case ElementType::F32: case ElementType::I32: case ElementType::U32: return 4;

@@ -44,6 +44,12 @@ const char* element_type_name(ElementType t);
 std::size_t element_size(ElementType t);
 // Whether `t` is one of the numbered types above.
 bool is_known_element_type(int32_t t);
+// The integers of 8, 16 and 32 bits, signed or not: a generated module holds them as they are at its
+// boundary and computes in int64, wrapping results back into their range.
+bool is_narrow_integer(ElementType t);
+// The width in bits and signedness of a narrow integer type (precondition: is_narrow_integer(t)).
+int narrow_integer_bits(ElementType t);
+bool narrow_integer_signed(ElementType t);
 
 // One dimension of a declared shape: a static length, a symbolic name, or nothing at all (`?`).
 struct Dim {

@@ -42,6 +42,17 @@ std::string num(double v) {
   return s;
 }
 
+// The step that takes an int64 back into a narrow integer's range, as ONNX computes in that type.
+Arg::Step wrap_step(ElementType t, int32_t read) {
+  return {"Wrap", read, 0, static_cast<double>(narrow_integer_bits(t)), narrow_integer_signed(t) ? 1.0 : 0.0};
+}
+
+// Whether `op` can leave its operands' range, so a narrow integer result needs a Wrap step.
+bool can_leave_range(const std::string& op) {
+  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Sum" || op == "Neg" ||
+         op == "Abs";
+}
+
 }  // namespace
 
 bool lower_elementwise(LowerContext& cx, const Node& n) {
@@ -53,7 +64,13 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
                           Arg::of_code(num(q))});
   };
 
+  const bool wraps = is_narrow_integer(out.elem) && n.domain.empty() && can_leave_range(op);
   if (auto it = unary_ops().find(op); it != unary_ops().end() && n.domain.empty()) {
+    if (wraps) {
+      std::vector<Arg::Step> steps = {{"Operand", 0, 0, 0, 0}, {it->second, 0, 0, 0, 0}, wrap_step(out.elem, 1)};
+      cx.call("elementwise", {TypeArg::of_axes(out.axes)}, {Arg::of_expr(steps), Arg::of_tensor(cx.in(0))});
+      return true;
+    }
     unary(it->second, 0, 0);
     return true;
   }
@@ -83,7 +100,11 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
   if (op == "Cast") {
     TensorInfo src = cx.info(cx.in(0));
     std::string to = cx.compute_type(out.elem);
-    if (cx.compute_type(src.elem) == to) {
+    if (is_narrow_integer(out.elem) && cx.compute_type(src.elem) == to) {
+      // From a wider or differently signed integer: ONNX keeps the low bits.
+      std::vector<Arg::Step> steps = {{"Operand", 0, 0, 0, 0}, wrap_step(out.elem, 0)};
+      cx.call("elementwise", {TypeArg::of_axes(out.axes)}, {Arg::of_expr(steps), Arg::of_tensor(cx.in(0))});
+    } else if (cx.compute_type(src.elem) == to) {
       cx.call("identity", {}, {Arg::of_tensor(cx.in(0))});
     } else {
       cx.call("cast", {TypeArg::of_code(to)}, {Arg::of_tensor(cx.in(0))});
@@ -126,6 +147,7 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
     steps.push_back({"Mul", acc, static_cast<int32_t>(steps.size() - 1), 0, 0});
   }
   if (leaf.size() == 1) steps.push_back({"Identity", acc, 0, 0, 0});
+  if (wraps) steps.push_back(wrap_step(out.elem, static_cast<int32_t>(steps.size() - 1)));
   if (operands.empty()) cx.error("every operand is a constant; the build should have folded it");
   std::vector<Arg> args = {Arg::of_expr(steps)};
   args.insert(args.end(), operands.begin(), operands.end());

@@ -174,6 +174,7 @@ Arg LowerContext::broadcast_operand(const std::string& tensor, const std::vector
 
 std::string LowerContext::compute_type(ElementType t) const {
   if (t == ElementType::F16 || t == ElementType::BF16) return "float";
+  if (is_narrow_integer(t)) return "std::int64_t";
   std::string s = cpp_element_type(t);
   if (s.empty()) error(std::string("element type ") + element_type_name(t) + " is not one the kernels compute in");
   return s;
@@ -200,9 +201,10 @@ FoldedTensor fold_to_bytes(const stage0::ValueState& v, const TensorInfo& info, 
   for (const auto& x : fv.ints) {
     auto c = x.constant();
     if (!c) fail(where + ": tensor '" + info.name + "' holds " + x.to_string() + ", which only the run knows");
-    if (e == ElementType::I64) {
+    if (e == ElementType::I64 || is_narrow_integer(e)) {  // a narrow integer is held as int64
       int64_t y = *c;
       put(&y, 8);
+      f.info.elem = ElementType::I64;
     } else if (e == ElementType::Bool) {
       bool y = *c != 0;
       put(&y, 1);
@@ -215,6 +217,17 @@ FoldedTensor fold_to_bytes(const stage0::ValueState& v, const TensorInfo& info, 
     }
   }
   return f;
+}
+
+// Whether a narrow integer result of `n` stays in its type's range as lowered: the operator moves,
+// selects or compares elements, or its lowering ends in a Wrap step (elementwise arithmetic, Cast).
+// Any other (a sum over an axis, a product) would leave the range uncomputed.
+bool keeps_narrow_range(const Node& n) {
+  static const std::set<std::string> ops = {
+      "Add", "Sub", "Mul", "Div", "Pow", "Sum", "Neg", "Abs", "Max", "Min", "Mod", "Clip", "Relu", "Sign", "Where",
+      "Cast", "CastLike", "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat",
+      "Split", "Slice", "Gather", "Expand", "Tile", "Pad", "ConstantOfShape", "ReduceMax", "ReduceMin", "MaxPool"};
+  return n.domain.empty() && ops.count(n.op_type) > 0;
 }
 
 }  // namespace
@@ -261,6 +274,10 @@ LoweredModule lower_module(const Model& model, const stage0::Stage0Result& st,
                 lower_movement(cx, n) || lower_normalization(cx, n);
     if (!done)
       cx.error(std::string("no kernel computes operator ") + (n.domain.empty() ? "" : n.domain + ".") + n.op_type);
+    for (const auto& o : n.outputs)
+      if (!o.empty() && is_narrow_integer(cx.value(o).elem) && !keeps_narrow_range(n))
+        cx.error(std::string("computes '") + o + "' in " + element_type_name(cx.value(o).elem) +
+                 ", which the kernels hold in int64 and would not take back into its range");
     for (const auto& o : n.outputs)
       if (!o.empty()) defined.insert(o);
   }

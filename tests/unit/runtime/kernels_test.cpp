@@ -141,6 +141,31 @@ TEST(ConstantOfShape, Fills) {
   EXPECT_EQ(values(cpu.constant_of_shape<Axes<Batch, Feat>>({2, 2}, std::int64_t{7})), (std::vector<std::int64_t>(4, 7)));
 }
 
+TEST(Elementwise, WrapTakesAnInt64BackIntoANarrowRange) {
+  // What a cast to the narrow type keeps: the low bits, read signed or not.
+  Tensor<std::int64_t, Axes<Feat>> x({6}, {300, 200, -1, 128, -129, 4294967296 + 5});
+  const auto wrap = [&](double bits, double is_signed) {
+    const ExprStep s[] = {{ExprOp::Operand, 0}, {ExprOp::Wrap, 0, 0, bits, is_signed}};
+    return values(cpu.elementwise<Axes<Feat>>(s, x));
+  };
+  EXPECT_EQ(wrap(8, 0), (std::vector<std::int64_t>{44, 200, 255, 128, 127, 5}));
+  EXPECT_EQ(wrap(8, 1), (std::vector<std::int64_t>{44, -56, -1, -128, 127, 5}));
+  EXPECT_EQ(wrap(16, 1), (std::vector<std::int64_t>{300, 200, -1, 128, -129, 5}));
+  EXPECT_EQ(wrap(32, 0), (std::vector<std::int64_t>{300, 200, 4294967295, 128, 4294967167, 5}));
+  // The storage types cross as they are and widen exactly.
+  Tensor<std::uint8_t, Axes<Feat>> u({2}, {250, 7});
+  EXPECT_EQ(values(cpu.cast<std::int64_t>(u)), (std::vector<std::int64_t>{250, 7}));
+  Tensor<std::int64_t, Axes<Feat>> back({2}, {-6, 263});
+  EXPECT_EQ(values(cpu.cast<std::uint8_t>(back)), (std::vector<std::uint8_t>{250, 7}));
+}
+
+TEST(Elementwise, IntegerClipWithAnAbsentBoundIsUnbounded) {
+  Tensor<std::int64_t, Axes<Feat>> x({3}, {std::numeric_limits<std::int64_t>::min(), 0, std::numeric_limits<std::int64_t>::max()});
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(values(cpu.unary(ExprOp::Clip, x, -inf, inf)), values(x));
+  EXPECT_EQ(values(cpu.unary(ExprOp::Clip, x, -1.0, inf)), (std::vector<std::int64_t>{-1, 0, std::numeric_limits<std::int64_t>::max()}));
+}
+
 TEST(Cast, BetweenEveryElementType) {
   Tensor<float, Axes<Feat>> f({5}, {1.9f, -1.9f, 0.0f, NAN, 1e30f});
   EXPECT_EQ(values(cpu.cast<std::int64_t>(f)),

@@ -57,6 +57,23 @@ TEST(Safetensors, ReadsTensorsWithTheirDtypes) {
   EXPECT_EQ(h->data()[1].bits, 0xC000);
 }
 
+TEST(Safetensors, ReadsNarrowIntegersAsStoredAndRefusesAnotherDtype) {
+  const std::string header = R"({"ids": {"dtype": "I32", "shape": [2], "data_offsets": [0, 8]}, "q": {"dtype": "U8", "shape": [3], "data_offsets": [8, 11]}})";
+  const auto bytes = checkpoint(header, {0xFF, 0xFF, 0xFF, 0xFF, 0x07, 0, 0, 0, 1, 128, 255});
+  auto view = SafetensorsView::parse(bytes);
+  ASSERT_TRUE(view.has_value()) << view.error().what();
+  auto ids = view->tensor<std::int32_t, Axes<Out>>("ids", {2}, {"Out"});
+  ASSERT_TRUE(ids.has_value()) << ids.error().what();
+  EXPECT_EQ(std::vector<std::int32_t>(ids->data(), ids->data() + 2), (std::vector<std::int32_t>{-1, 7}));
+  auto q = view->tensor<std::uint8_t, Axes<Out>>("q", {3}, {"Out"});
+  ASSERT_TRUE(q.has_value());
+  EXPECT_EQ(std::vector<std::uint8_t>(q->data(), q->data() + 3), (std::vector<std::uint8_t>{1, 128, 255}));
+  auto wrong = view->tensor<std::int8_t, Axes<Out>>("q", {3}, {"Out"});
+  ASSERT_FALSE(wrong.has_value());
+  EXPECT_EQ(wrong.error().tensor, "q");
+  EXPECT_EQ(wrong.error().message, "dtype U8 where the graph has I8");
+}
+
 TEST(Safetensors, NamesTensorAndAxisOnAMismatch) {
   const auto bytes = checkpoint(GOOD_HEADER, good_payload());
   auto view = SafetensorsView::parse(bytes);
