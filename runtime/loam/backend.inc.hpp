@@ -62,6 +62,9 @@ struct OpaqueBackend {
   template <class... Ts> auto identity(const Ts&... a) const { return close(cpu_.identity(open(a)...)); }
   template <class Out, class... Ts> auto reshape(const Ts&... a) const { return close(cpu_.template reshape<Out>(open(a)...)); }
   template <class Out, class... Ts> auto lift(const Ts&... a) const { return close(cpu_.template lift<Out>(open(a)...)); }
+  template <class Out, class... Ts> auto relabel(const Ts&... a) const { return close(cpu_.template relabel<Out>(open(a)...)); }
+  // The condition's one element reaches the host as a download would.
+  template <class L> bool read_condition(const Tensor<bool, L>& t) const { return cpu_.read_condition(open(t)); }
   template <class To, class... Ts> auto cast(const Ts&... a) const { return close(cpu_.template cast<To>(open(a)...)); }
   template <class Out, class... Ts> auto elementwise(std::span<const ExprStep> e, const Ts&... a) const { return close(cpu_.template elementwise<Out>(e, open(a)...)); }
   template <class Out, class... Ts> auto compare(std::span<const ExprStep> e, const Ts&... a) const { return close(cpu_.template compare<Out>(e, open(a)...)); }

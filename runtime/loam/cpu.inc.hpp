@@ -163,6 +163,22 @@ struct Cpu {
     return t.template regrouped<Out>(t.extents());
   }
 
+  // A tensor carried under another axis list of its rank, as it is: an If's block relabelling what
+  // it reads, or its value, to the axes the graph around it names them with.
+  template <class Out, class E, class L>
+  Tensor<E, Out> relabel(const Tensor<E, L>& t) const {
+    static_assert(AxisRank<Out> == AxisRank<L>, "relabel: the relabelled list must have the operand's rank");
+    return t.template regrouped<Out>(t.extents());
+  }
+
+  // An If's condition: the one element of a bool tensor, on the host.
+  template <class L>
+  bool read_condition(const Tensor<bool, L>& t) const {
+    if (t.count() != 1)
+      throw KernelMisuse("read_condition: the condition holds " + std::to_string(t.count()) + " elements, not one");
+    return t.data()[0];
+  }
+
   // ---------------------------------------------------------------- Cast
 
   template <class To, class From>

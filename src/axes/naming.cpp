@@ -89,7 +89,7 @@ class Namer {
  public:
   Namer(const Model& model, const stage0::Stage0Result& st, const std::vector<LayoutRule>* layout,
         std::string origin, bool propose)
-      : model_(model), st_(st), layout_(layout), origin_(std::move(origin)), propose_(propose) {}
+      : model_(model), st_(&st), graph_(&model.graph), layout_(layout), origin_(std::move(origin)), propose_(propose) {}
 
   void run();
   AxisNaming result();
@@ -97,7 +97,8 @@ class Namer {
 
  private:
   const Model& model_;
-  const stage0::Stage0Result& st_;
+  const stage0::Stage0Result* st_;  // the scope being named: the graph's, or a branch's flattened one
+  const Graph* graph_;               // the graph whose nodes st_->nodes index
   const std::vector<LayoutRule>* layout_;
   std::string origin_;
   bool propose_;
@@ -113,12 +114,19 @@ class Namer {
   std::map<std::string, AxisName> bound_;
   std::vector<std::string> proposed_outputs_;  // node outputs with an axis the layout names
   std::set<std::string> proposed_set_;
+  std::map<const Node*, std::vector<AxisNaming>> branches_;  // the If blocks of the scope being named
+  // Proposal mode: tensors a branch makes whose axes the layout gives, with the branch graph's name.
+  struct BranchRule {
+    std::string graph, tensor;
+    std::vector<AxisName> axes;
+  };
+  std::vector<BranchRule> branch_rules_;
 
   std::string where(const Node& n) const {
     return origin_ + ": " + (n.name.empty() ? n.label() : "node '" + n.name + "' (" + n.op_type + ")");
   }
   const stage0::ValueState& value(const std::string& name) const {
-    const auto* v = st_.find(name);
+    const auto* v = st_->find(name);
     if (!v) fail(origin_ + ": tensor '" + name + "' has no analysed shape");
     return *v;
   }
@@ -198,7 +206,7 @@ class Namer {
   // The axes a layout rule gives `tensor` (rank checked), or nullopt.
   std::optional<std::vector<AxisName>> from_layout(const std::string& tensor, std::size_t rank) {
     if (!layout_) return std::nullopt;
-    const LayoutRule* rule = match_layout(*layout_, tensor, model_.graph.name);
+    const LayoutRule* rule = match_layout(*layout_, tensor, graph_->name);
     if (!rule) return std::nullopt;
     if (rule->axes.size() != rank)
       fail(origin_ + ": tensor '" + tensor + "': the layout rule '" + rule->pattern + "' names " +
@@ -260,6 +268,8 @@ class Namer {
   }
 
   void name_node(const Node& n);
+  void run_nodes(const std::vector<stage0::NodeState>& nodes);
+  void name_if(const Node& n, const stage0::IfBranches& branches);
   Partial broadcast(const Node& n, const std::vector<std::string>& operands, std::size_t out_rank);
   Partial regroup(const Node& n, const std::string& in, const std::vector<Extent>& out_dims);
   std::vector<std::string> expand_parts(const AxisName& a, const Extent& extent, const Node& n,
@@ -420,7 +430,7 @@ void Namer::name_node(const Node& n) {
   if (broadcasting.count(op)) {
     std::vector<std::string> operands;
     for (auto i : data_operands(n))
-      if (!is_folded_scalar_operand(n, i, st_)) operands.push_back(in(i));
+      if (!is_folded_scalar_operand(n, i, *st_)) operands.push_back(in(i));
     return complete(n, n.outputs[0], broadcast(n, operands, out_rank(0)));
   }
   if (op == "ZipAt") {  // loam.ZipAt: B aligned at A's axis
@@ -629,22 +639,113 @@ void Namer::name_node(const Node& n) {
   fail(where(n) + ": no axis-naming rule for operator " + (n.domain.empty() ? "" : n.domain + ".") + op);
 }
 
+void Namer::run_nodes(const std::vector<stage0::NodeState>& nodes) {
+  for (const auto& ns : nodes) {
+    if (ns.folded) continue;
+    const Node& n = graph_->nodes.at(ns.index);
+    for (auto i : data_operands(n))
+      if (!is_folded_scalar_operand(n, i, *st_)) ensure_named(n.inputs[i], " (read by node '" + n.label() + "')");
+    if (ns.branches) name_if(n, *ns.branches);
+    else name_node(n);
+  }
+}
+
+// If (WEP, "A Branch Is a Block of `forward`"): what the branches read from the scope around them is
+// named there, ahead of the if; each block is named in a copy of that scope, where a layout rule
+// naming the branch's graph may give a tensor of the scope other axes (the block relabels it). The
+// node's outputs take the axes both branches give them; an axis the two name apart takes the name
+// the output's layout gives, and each block relabels its value to it.
+void Namer::name_if(const Node& n, const stage0::IfBranches& br) {
+  for (const char* which : {"then_branch", "else_branch"}) {
+    const auto& b = std::string(which) == "then_branch" ? br.then_branch : br.else_branch;
+    for (const auto& t : branch_reads(*st_, b)) ensure_named(t, " (read by the " + b.attribute + " of '" + n.label() + "')");
+  }
+  std::vector<AxisNaming> blocks;
+  std::vector<std::vector<AxisName>> given[2];
+  for (std::size_t side = 0; side < 2; ++side) {
+    const stage0::IfBranch& b = br.at(side);
+    stage0::Stage0Result scope = stage0::branch_scope(*st_, b);
+    auto saved_named = named_;
+    auto saved_branches = std::move(branches_);
+    branches_.clear();
+    const stage0::Stage0Result* saved_st = st_;
+    const Graph* saved_graph = graph_;
+    st_ = &scope;
+    graph_ = b.graph;
+    AxisNaming block;
+    if (!propose_) {
+      for (const auto& t : branch_reads(*saved_st, b)) {
+        const auto& v = value(t);
+        bool layout_named = v.source != stage0::ValueState::Source::Node || v.value.has_value();
+        if (!layout_named) continue;
+        auto l = from_layout(t, v.dims.size());
+        if (l && *l != named_.at(t)) {
+          block.relabels.push_back({t, named_.at(t), *l});
+          for (std::size_t k = 0; k < l->size(); ++k)
+            if ((*l)[k].parts.size() == 1) note_plain((*l)[k].parts[0], v.dims[k]);
+          named_[t] = std::move(*l);
+        }
+      }
+    }
+    run_nodes(b.nodes);
+    for (const auto& o : b.outputs) {
+      ensure_named(o, " (given by the " + b.attribute + " of '" + n.label() + "')");
+      given[side].push_back(named_.at(o));
+    }
+    if (propose_) {
+      // The layout names what the branch folded and the axes its operators create, by a rule
+      // naming the branch's graph (two branches may name their tensors alike).
+      for (const auto& [t, axes] : named_) {
+        if (!b.values.count(t) || axes.empty()) continue;
+        const auto& v = b.values.at(t);
+        if (proposed_set_.count(t) || v.value) branch_rules_.push_back({b.graph->name, t, axes});
+      }
+    }
+    block.values = std::move(named_);
+    block.branches = std::move(branches_);
+    blocks.push_back(std::move(block));
+    named_ = std::move(saved_named);
+    branches_ = std::move(saved_branches);
+    st_ = saved_st;
+    graph_ = saved_graph;
+  }
+  for (std::size_t k = 0; k < n.outputs.size(); ++k) {
+    const std::string& out = n.outputs[k];
+    if (out.empty()) continue;
+    const auto& t = given[0][k];
+    const auto& e = given[1][k];
+    Partial p(t.size());
+    std::optional<std::vector<AxisName>> rule;
+    bool looked = false;
+    for (std::size_t j = 0; j < t.size(); ++j) {
+      if (propose_) meet(t[j], e[j], n, "axis " + std::to_string(j) + " of output '" + out + "' in its two branches");
+      if (propose_ || t[j] == e[j]) {
+        p[j] = t[j];
+        continue;
+      }
+      if (!looked) rule = from_layout(out, t.size()), looked = true;
+      if (!rule)
+        fail(where(n) + ": tensor '" + out + "', axis " + std::to_string(j) + ": the then_branch names it '" +
+             t[j].text() + "' and the else_branch '" + e[j].text() +
+             "', and no layout rule reaching the tensor names the output's axis");
+      p[j] = (*rule)[j];
+    }
+    complete(n, out, p);
+  }
+  branches_[&n] = std::move(blocks);
+}
+
 void Namer::run() {
   // Graph inputs first, in order, so their axes are named by the layout before any operator.
-  for (const auto& name : st_.inputs) ensure_named(name, " (graph input)");
-  for (const auto& ns : st_.nodes) {
-    if (ns.folded) continue;
-    const Node& n = model_.graph.nodes.at(ns.index);
-    for (auto i : data_operands(n))
-      if (!is_folded_scalar_operand(n, i, st_)) ensure_named(n.inputs[i], " (read by node '" + n.label() + "')");
-    name_node(n);
-  }
-  for (const auto& name : st_.outputs) ensure_named(name, " (graph output)");
+  for (const auto& name : st_->inputs) ensure_named(name, " (graph input)");
+  run_nodes(st_->nodes);
+  for (const auto& name : st_->outputs) ensure_named(name, " (graph output)");
 }
 
 AxisNaming Namer::result() {
   AxisNaming r;
   r.values = named_;
+  r.branches = branches_;
   for (const auto& a : order_) {
     if (std::find(r.axes.begin(), r.axes.end(), a) == r.axes.end()) r.axes.push_back(a);
   }
@@ -694,23 +795,24 @@ std::vector<LayoutRule> Namer::proposal() {
   };
   std::vector<LayoutRule> rules;
   auto rule_for = [&](const std::string& tensor) {
+    if (!named_.count(tensor)) return;  // a branch's: written below with its graph
     LayoutRule rule;
     rule.pattern = exact_pattern(tensor);
     for (const auto& a : named_.at(tensor)) rule.axes.push_back(spell(a));
     rules.push_back(std::move(rule));
   };
   // Classes get their names in the order of the module's values, so inputs name first.
-  for (const auto& name : st_.inputs)
+  for (const auto& name : st_->inputs)
     if (named_.count(name)) rule_for(name);
   std::vector<std::string> inits;
   for (const auto& [name, axes] : named_) {
-    const auto* v = st_.find(name);
+    const auto* v = st_->find(name);
     if (v && v->source == stage0::ValueState::Source::Initializer) inits.push_back(name);
     else if (v && v->source == stage0::ValueState::Source::Node && v->value && !proposed_set_.count(name) &&
              !axes.empty())
       inits.push_back(name);  // a folded tensor a kernel reads: its axes are new
   }
-  for (const auto& ns : st_.nodes)  // initializers in the order nodes first read them
+  for (const auto& ns : st_->nodes)  // initializers in the order nodes first read them
     for (const auto& in : model_.graph.nodes.at(ns.index).inputs)
       if (std::find(inits.begin(), inits.end(), in) != inits.end()) {
         bool done = false;
@@ -723,10 +825,37 @@ std::vector<LayoutRule> Namer::proposal() {
     if (!done) rule_for(name);
   }
   for (const auto& name : proposed_outputs_) rule_for(name);
+  for (const auto& br : branch_rules_) {
+    LayoutRule rule;
+    rule.graph = br.graph;
+    rule.pattern = exact_pattern(br.tensor);
+    for (const auto& a : br.axes) rule.axes.push_back(spell(a));
+    rules.push_back(std::move(rule));
+  }
   return rules;
 }
 
 }  // namespace
+
+std::vector<std::string> branch_reads(const stage0::Stage0Result& outer, const stage0::IfBranch& b) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& t) {
+    if (!t.empty() && !b.values.count(t) && seen.insert(t).second) out.push_back(t);
+  };
+  stage0::Stage0Result scope = stage0::branch_scope(outer, b);
+  for (const auto& ns : b.nodes) {
+    if (ns.folded) continue;
+    const Node& n = b.graph->nodes.at(ns.index);
+    for (auto i : data_operands(n))
+      if (!is_folded_scalar_operand(n, i, scope)) add(n.inputs[i]);
+    if (ns.branches)
+      for (std::size_t side = 0; side < 2; ++side)
+        for (const auto& t : branch_reads(scope, ns.branches->at(side))) add(t);
+  }
+  for (const auto& o : b.outputs) add(o);
+  return out;
+}
 
 AxisNaming name_axes(const Model& model, const stage0::Stage0Result& analysed,
                      const std::vector<LayoutRule>& layout, const std::string& origin) {

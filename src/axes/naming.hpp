@@ -39,6 +39,13 @@ struct AxisName {
   bool operator<(const AxisName& o) const { return parts < o.parts; }
 };
 
+// A tensor of the scope around an If that a branch's block reads under other axes than that scope
+// gives it (a layout rule naming the branch's graph reaches it first): the block relabels it.
+struct AxisRelabel {
+  std::string tensor;
+  std::vector<AxisName> from, to;
+};
+
 struct AxisNaming {
   // Axis names of every value the module holds as a tensor (inputs, outputs, weights, values a
   // kernel reads or writes, folded tensors a kernel reads), by tensor name.
@@ -47,6 +54,11 @@ struct AxisNaming {
   std::vector<std::string> axes;
   // The length of a plain axis where every value carrying it has one and the same number.
   std::map<std::string, int64_t> fixed_extent;
+  // Each If's blocks, then and else: every value a block holds (those of the scope around it
+  // included, under the axes the block reads them with), the relabels of what it reads, and the
+  // blocks of the Ifs inside it. `axes` and `fixed_extent` are the module's, kept at the top only.
+  std::map<const Node*, std::vector<AxisNaming>> branches;
+  std::vector<AxisRelabel> relabels;
 };
 
 // Names every value. Throws loam::Error naming the file, node, tensor and axis where the build
@@ -68,6 +80,11 @@ std::vector<std::size_t> data_operands(const Node& node);
 // operator beside a tensor: it folds into the operator's expression as a constant and is never a
 // tensor of the module (WEP, "The Graph Is ONNX").
 bool is_folded_scalar_operand(const Node& node, std::size_t i, const stage0::Stage0Result& analysed);
+
+// The tensors of `scope` (the scope around an If) that a branch's block reads as tensors: the data
+// operands of its nodes that are not folded scalars, those of the Ifs inside it, and what it gives
+// the node, less what the branch makes. In order of first reading.
+std::vector<std::string> branch_reads(const stage0::Stage0Result& scope, const stage0::IfBranch& branch);
 
 // A layout pattern matching exactly `name` (wildcard characters escaped).
 std::string exact_pattern(const std::string& name);

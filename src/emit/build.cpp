@@ -68,11 +68,13 @@ WrittenModule build_module(const BuildRequest& r) {
 std::string propose_layout_json(const Model& model, const Options& options, const std::string& origin) {
   stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, origin));
   auto rules = axes::propose_layout(model, st, origin);
-  // Written by hand so the keys keep a reading order (pattern, then axes) and each rule is a line.
+  // Written by hand so the keys keep a reading order (graph, pattern, then axes) and each rule is a line.
   std::string out = "{\n  \"layout\": [\n";
   for (std::size_t i = 0; i < rules.size(); ++i) {
     nlohmann::json axes = rules[i].axes;
-    out += "    {\"pattern\": " + nlohmann::json(rules[i].pattern).dump() + ", \"axes\": " + axes.dump() + "}";
+    out += "    {";
+    if (rules[i].graph) out += "\"graph\": " + nlohmann::json(*rules[i].graph).dump() + ", ";
+    out += "\"pattern\": " + nlohmann::json(rules[i].pattern).dump() + ", \"axes\": " + axes.dump() + "}";
     out += i + 1 < rules.size() ? ",\n" : "\n";
   }
   out += "  ]";

@@ -93,6 +93,16 @@ std::string number(double v) {
   return buf;
 }
 
+bool has_branch_symbol(const Extent& e) {
+  for (stage0::SymbolId s : e.symbols()) {
+    const stage0::SymbolInfo& info = stage0::symbol_info(s);
+    if (info.kind == stage0::SymbolKind::Branch) return true;
+    for (const auto& op : info.operands)
+      if (has_branch_symbol(op)) return true;
+  }
+  return false;
+}
+
 class Writer {
  public:
   Writer(const lower::LoweredModule& m, const ModuleOptions& o) : m_(m), o_(o) {}
@@ -144,6 +154,13 @@ class Writer {
   void write_axes();
   void write_weights();
   void write_forward();
+  // Forward's statements: owed checks, kernel calls, and an If as one `if` with a block per branch.
+  void write_owed(const stage0::OwedCondition& c);
+  void write_calls(const std::vector<lower::KernelCall>& calls, bool in_block);
+  void write_if(const lower::KernelCall& c);
+  void write_block(const lower::Block& b, const std::vector<std::string>& slots);
+  void write_deferred_owed();
+  std::vector<const stage0::OwedCondition*> deferred_owed_;  // over an If's lengths: checked after it
   std::string folded_literal(const lower::FoldedTensor& f);
   std::vector<int64_t> static_extents(const TensorInfo& t) {
     std::vector<int64_t> out;
@@ -177,6 +194,8 @@ std::string Writer::symbol_code(stage0::SymbolId s) {
       break;
     case K::RoundF32: expr = "static_cast<std::int64_t>(static_cast<float>(" + ops.at(0) + "))"; break;
     case K::RoundF16: expr = "static_cast<std::int64_t>(static_cast<float>(Half(static_cast<float>(" + ops.at(0) + "))))"; break;
+    case K::Branch:
+      fail(o_.source_name + ": the length " + info.display + " of " + info.name + " is read before its If runs");
     default: fail(o_.source_name + ": derived symbol '" + info.display + "' has no spelling in C++");
   }
   std::string var = names_.fresh("loam_derived");
@@ -366,6 +385,138 @@ std::string Writer::folded_literal(const lower::FoldedTensor& f) {
   return host + "::borrowed(" + host + "::Extents" + ext + ", " + var + ")";
 }
 
+void Writer::write_owed(const stage0::OwedCondition& c) {
+  std::string input, axis;
+  auto syms = stage0::input_symbols_of(c.slack);
+  for (const auto& b : m_.bindings) {
+    if (!syms.empty() && stage0::input_symbol(b.symbol) == syms[0]) {
+      input = b.input;
+      for (const auto& in : m_.inputs)
+        if (in.name == b.input) axis = in.axes.at(b.axis).text();
+      break;
+    }
+  }
+  std::string slack = extent_code(c.slack);
+  body_ += "  if (" + slack + " < 0)  // " + comment_safe(c.to_string()) + "\n    return std::unexpected(InputError{" +
+           quote(input) + ", " + quote(axis) + ", " + quote(c.node) + ", " + quote(c.message) + "});\n";
+}
+
+void Writer::write_deferred_owed() {
+  std::vector<const stage0::OwedCondition*> still;
+  for (const auto* c : deferred_owed_) {
+    bool ready = true;
+    for (stage0::SymbolId s : c->slack.symbols())
+      if (stage0::symbol_info(s).kind == stage0::SymbolKind::Branch && !symbol_var_.count(std::to_string(s))) ready = false;
+    if (ready) write_owed(*c);
+    else still.push_back(c);
+  }
+  deferred_owed_ = std::move(still);
+}
+
+void Writer::write_calls(const std::vector<lower::KernelCall>& calls, bool in_block) {
+  for (const auto& c : calls) {
+    if (c.branch) {
+      write_if(c);
+      continue;
+    }
+    body_ += "  // " + comment_safe(c.node) + " (" + comment_safe(c.op) + ")\n";
+    std::string pre, args;
+    for (std::size_t i = 0; i < c.args.size(); ++i) args += (i ? ", " : "") + arg_code(c.args[i], pre);
+    std::string targs;
+    if (!c.template_args.empty()) {
+      targs = ".template " + c.kernel + "<";
+      for (std::size_t i = 0; i < c.template_args.size(); ++i)
+        targs += (i ? ", " : "") + (c.template_args[i].axes ? axes_cpp(*c.template_args[i].axes) : c.template_args[i].code);
+      targs += ">";
+    } else {
+      targs = "." + c.kernel;
+    }
+    body_ += pre;
+    const TensorInfo& r = c.result_types.at(0);
+    // Inside a block a local is fresh: two branches may name their tensors alike.
+    std::string var = in_block ? names_.fresh(identifier_spelling(c.results.at(0))) : names_.mint(c.results.at(0));
+    body_ += "  const " + device_type(r) + " " + var + " = backend" + targs + "(" + args + ");\n";
+    device_[c.results.at(0)] = var;
+  }
+}
+
+// `if (condition) { then block } else { else block }`: the results are declared ahead of the `if`
+// (std::optional, since a backend tensor need not be default-constructible) and assigned in each
+// block; the condition's one element is read through the backend (a download on a GPU).
+void Writer::write_if(const lower::KernelCall& c) {
+  const lower::BranchCall& bc = *c.branch;
+  body_ += "  // " + comment_safe(c.node) + " (If)\n";
+  std::vector<std::string> slots;
+  for (std::size_t i = 0; i < c.results.size(); ++i) {
+    std::string slot = names_.fresh(identifier_spelling(c.results[i]) + "_slot");
+    body_ += "  std::optional<" + device_type(c.result_types[i]) + "> " + slot + ";\n";
+    slots.push_back(slot);
+  }
+  auto cond_it = device_.find(bc.condition);
+  if (cond_it == device_.end()) fail(o_.source_name + ": condition '" + bc.condition + "' is read before forward holds it");
+  std::string cond = names_.fresh("loam_condition");
+  body_ += "  const bool " + cond + " = backend.read_condition(" + cond_it->second + ");\n";
+  body_ += "  if (" + cond + ") {\n";
+  write_block(bc.then_block, slots);
+  body_ += "  } else {\n";
+  write_block(bc.else_block, slots);
+  body_ += "  }\n";
+  for (std::size_t i = 0; i < c.results.size(); ++i) {
+    std::string var = names_.mint(c.results[i]);
+    body_ += "  const " + device_type(c.result_types[i]) + "& " + var + " = *" + slots[i] + ";\n";
+    device_[c.results[i]] = var;
+  }
+  // A length the two branches give differently: the one the run took.
+  for (const auto& r : c.result_types)
+    for (const auto& d : r.dims)
+      for (stage0::SymbolId s : d.symbols()) {
+        const stage0::SymbolInfo& info = stage0::symbol_info(s);
+        std::string key = std::to_string(s);
+        if (info.kind != stage0::SymbolKind::Branch || symbol_var_.count(key)) continue;
+        std::string then_len = extent_code(info.operands.at(0));
+        std::string else_len = extent_code(info.operands.at(1));
+        std::string var = names_.fresh("loam_branch_length");
+        body_ += "  [[maybe_unused]] const std::int64_t " + var + " = " + cond + " ? " + then_len + " : " + else_len +
+                 ";  // " + comment_safe(info.name) + "\n";
+        symbol_var_[key] = var;
+      }
+  write_deferred_owed();
+}
+
+void Writer::write_block(const lower::Block& b, const std::vector<std::string>& slots) {
+  std::string outer = std::move(body_);
+  body_.clear();
+  auto saved_device = device_;
+  auto saved_symbols = symbol_var_;
+  auto saved_deferred = deferred_owed_;
+  if (!b.owed.empty()) body_ += "  // What this branch owes, checked before its kernels run.\n";
+  for (const auto& c : b.owed) write_owed(c);
+  for (const auto& f : b.folded) {
+    std::string var = names_.fresh(identifier_spelling(f.info.name) + "_dev");
+    std::string lit = folded_literal(f);
+    body_ += "  const " + device_type(f.info) + " " + var + " = backend.upload(" + lit + ");\n";
+    device_[f.info.name] = var;
+  }
+  write_calls(b.calls, true);
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    auto it = device_.find(b.outputs.at(i));
+    if (it == device_.end()) fail(o_.source_name + ": branch output '" + b.outputs[i] + "' is never computed");
+    body_ += "  " + slots[i] + ".emplace(" + it->second + ");\n";
+  }
+  std::string inner = std::move(body_);
+  body_ = std::move(outer);
+  std::size_t pos = 0;
+  while (pos < inner.size()) {
+    std::size_t end = inner.find('\n', pos);
+    if (end == std::string::npos) end = inner.size();
+    body_ += "  " + inner.substr(pos, end - pos) + "\n";
+    pos = end + 1;
+  }
+  device_ = std::move(saved_device);
+  symbol_var_ = std::move(saved_symbols);
+  deferred_owed_ = std::move(saved_deferred);
+}
+
 void Writer::write_forward() {
   // Parameters.
   std::vector<std::string> params;
@@ -443,20 +594,11 @@ void Writer::write_forward() {
                quote(in.axes[k].text()) + ", \"\", \"is \" + std::to_string(" + len + ") + \" long\" + " + needs + "});\n";
     }
   }
-  // 3. Check every owed condition, naming the input and axis of its first symbol and the node.
+  // 3. Check every owed condition, naming the input and axis of its first symbol and the node. One
+  // over the length an If's branches give is checked once that If has run.
   for (const auto& c : m_.owed) {
-    std::string input, axis;
-    auto syms = stage0::input_symbols_of(c.slack);
-    for (const auto& b : m_.bindings) {
-      if (!syms.empty() && stage0::input_symbol(b.symbol) == syms[0]) {
-        input = b.input;
-        axis = input_by_name.at(b.input)->axes.at(b.axis).text();
-        break;
-      }
-    }
-    std::string slack = extent_code(c.slack);
-    body_ += "  if (" + slack + " < 0)  // " + comment_safe(c.to_string()) + "\n    return std::unexpected(InputError{" +
-             quote(input) + ", " + quote(axis) + ", " + quote(c.node) + ", " + quote(c.message) + "});\n";
+    if (has_branch_symbol(c.slack)) deferred_owed_.push_back(&c);
+    else write_owed(c);
   }
   // 4. Upload the inputs, widening a half to float.
   body_ += "\n  // Inputs and weights onto the backend.\n";
@@ -485,25 +627,7 @@ void Writer::write_forward() {
   // 5. The kernels, in graph order; each result is declared with the axes the build computed, so a
   // call whose kernel disagrees does not compile.
   body_ += "\n  // Kernels.\n";
-  for (const auto& c : m_.calls) {
-    body_ += "  // " + comment_safe(c.node) + " (" + comment_safe(c.op) + ")\n";
-    std::string pre, args;
-    for (std::size_t i = 0; i < c.args.size(); ++i) args += (i ? ", " : "") + arg_code(c.args[i], pre);
-    std::string targs;
-    if (!c.template_args.empty()) {
-      targs = ".template " + c.kernel + "<";
-      for (std::size_t i = 0; i < c.template_args.size(); ++i)
-        targs += (i ? ", " : "") + (c.template_args[i].axes ? axes_cpp(*c.template_args[i].axes) : c.template_args[i].code);
-      targs += ">";
-    } else {
-      targs = "." + c.kernel;
-    }
-    body_ += pre;
-    const TensorInfo& r = c.result_types.at(0);
-    std::string var = names_.mint(c.results.at(0));
-    body_ += "  const " + device_type(r) + " " + var + " = backend" + targs + "(" + args + ");\n";
-    device_[c.results.at(0)] = var;
-  }
+  write_calls(m_.calls, false);
   // 6. Download the outputs, narrowing a half.
   body_ += "\n  // Outputs.\n";
   auto download = [&](const TensorInfo& o) {

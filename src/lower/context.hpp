@@ -70,6 +70,16 @@ bool lower_windows(LowerContext& cx, const Node& n);
 bool lower_movement(LowerContext& cx, const Node& n);
 bool lower_normalization(LowerContext& cx, const Node& n);
 
+// The node loop, for the graph and for each branch's block: lowers every kernel node of `nodes`
+// (indices into `g`'s nodes), first holding what each reads (`provide_tensor`).
+void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::NodeState>& nodes,
+                 std::set<std::string>& defined);
+// Holds a tensor a kernel reads that no kernel defines: a weight (cx.out.weights) or a folded tensor
+// (cx.out.folded). Nothing for a tensor already in `defined`.
+void provide_tensor(LowerContext& cx, const std::string& name, std::set<std::string>& defined);
+// If (branch.cpp): one `if` over the condition with a block per branch.
+void lower_if(LowerContext& cx, const Node& n, const stage0::IfBranches& branches, std::set<std::string>& defined);
+
 // "float", "std::int64_t", "bool", "Half", "BFloat16"; empty for a type the module cannot hold.
 std::string cpp_element_type(ElementType t);
 

@@ -232,6 +232,52 @@ bool keeps_narrow_range(const Node& n) {
 
 }  // namespace
 
+void provide_tensor(LowerContext& cx, const std::string& name, std::set<std::string>& defined) {
+  if (defined.count(name) || cx.synthetic.count(name)) return;
+  const auto& v = cx.value(name);
+  TensorInfo info = cx.info(name);
+  if (v.source == stage0::ValueState::Source::Initializer) {
+    Weight w;
+    w.info = info;
+    w.data = cx.model.graph.initializer(name);
+    if (w.data && !w.data->has_data) w.data = nullptr;
+    cx.out.weights.push_back(std::move(w));
+  } else if (v.value) {
+    cx.out.folded.push_back(fold_to_bytes(v, info, cx.where()));
+  } else {
+    fail(cx.origin + ": tensor '" + name + "' is read before any node defines it");
+  }
+  defined.insert(name);
+}
+
+void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::NodeState>& nodes,
+                 std::set<std::string>& defined) {
+  for (const auto& ns : nodes) {
+    if (ns.folded) continue;
+    const Node& n = g.nodes.at(ns.index);
+    cx.node = &n;
+    for (auto i : axes::data_operands(n))
+      if (!axes::is_folded_scalar_operand(n, i, cx.st)) provide_tensor(cx, n.inputs[i], defined);
+    bool done = false;
+    if (ns.branches) {
+      lower_if(cx, n, *ns.branches, defined);
+      done = true;
+    } else {
+      done = lower_elementwise(cx, n) || lower_products(cx, n) || lower_windows(cx, n) || lower_movement(cx, n) ||
+             lower_normalization(cx, n);
+    }
+    if (!done)
+      cx.error(std::string("no kernel computes operator ") + (n.domain.empty() ? "" : n.domain + ".") + n.op_type);
+    for (const auto& o : n.outputs)
+      if (!o.empty() && !ns.branches && is_narrow_integer(cx.value(o).elem) && !keeps_narrow_range(n))
+        cx.error(std::string("computes '") + o + "' in " + element_type_name(cx.value(o).elem) +
+                 ", which the kernels hold in int64 and would not take back into its range");
+    for (const auto& o : n.outputs)
+      if (!o.empty()) defined.insert(o);
+  }
+  cx.node = nullptr;
+}
+
 LoweredModule lower_module(const Model& model, const stage0::Stage0Result& st,
                            const axes::AxisNaming& naming, const std::string& origin) {
   LoweredModule m;
@@ -246,44 +292,9 @@ LoweredModule lower_module(const Model& model, const stage0::Stage0Result& st,
     m.inputs.push_back(cx.info(name));
     defined.insert(name);
   }
-  // A tensor a kernel reads or the graph returns that no kernel defines: a weight or a folded one.
-  auto provide = [&](const std::string& name) {
-    if (defined.count(name) || cx.synthetic.count(name)) return;
-    const auto& v = cx.value(name);
-    TensorInfo info = cx.info(name);
-    if (v.source == stage0::ValueState::Source::Initializer) {
-      Weight w;
-      w.info = info;
-      w.data = model.graph.initializer(name);
-      if (w.data && !w.data->has_data) w.data = nullptr;
-      m.weights.push_back(std::move(w));
-    } else if (v.value) {
-      m.folded.push_back(fold_to_bytes(v, info, cx.where()));
-    } else {
-      fail(origin + ": tensor '" + name + "' is read before any node defines it");
-    }
-    defined.insert(name);
-  };
-  for (const auto& ns : st.nodes) {
-    if (ns.folded) continue;
-    const Node& n = model.graph.nodes.at(ns.index);
-    cx.node = &n;
-    for (auto i : axes::data_operands(n))
-      if (!axes::is_folded_scalar_operand(n, i, st)) provide(n.inputs[i]);
-    bool done = lower_elementwise(cx, n) || lower_products(cx, n) || lower_windows(cx, n) ||
-                lower_movement(cx, n) || lower_normalization(cx, n);
-    if (!done)
-      cx.error(std::string("no kernel computes operator ") + (n.domain.empty() ? "" : n.domain + ".") + n.op_type);
-    for (const auto& o : n.outputs)
-      if (!o.empty() && is_narrow_integer(cx.value(o).elem) && !keeps_narrow_range(n))
-        cx.error(std::string("computes '") + o + "' in " + element_type_name(cx.value(o).elem) +
-                 ", which the kernels hold in int64 and would not take back into its range");
-    for (const auto& o : n.outputs)
-      if (!o.empty()) defined.insert(o);
-  }
-  cx.node = nullptr;
+  lower_nodes(cx, model.graph, st.nodes, defined);
   for (const auto& name : st.outputs) {
-    provide(name);
+    provide_tensor(cx, name, defined);
     m.outputs.push_back(cx.info(name));
   }
   return m;

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,7 +63,10 @@ struct TypeArg {
   static TypeArg of_code(std::string c) { TypeArg t; t.code = std::move(c); return t; }
 };
 
+struct BranchCall;
+
 // `result = backend.kernel<template_args>(args);` — or, with several results, a structured binding.
+// An If is a call too: its results are declared ahead of the `if` and assigned in each block.
 struct KernelCall {
   std::string node;  // the node's label, for the comment above the call
   std::string op;    // its op_type
@@ -70,12 +75,26 @@ struct KernelCall {
   std::vector<Arg> args;
   std::vector<std::string> results;  // graph tensor names the call defines
   std::vector<TensorInfo> result_types;  // one per result
+  std::shared_ptr<const BranchCall> branch;  // an If (kernel "if"): its condition and its two blocks
 };
 
 // A tensor the build knows that a kernel reads or the graph returns: spelled in the module.
 struct FoldedTensor {
   TensorInfo info;
   std::vector<std::byte> bytes;  // little-endian elements of info.elem
+};
+
+// One block of `forward` an If runs (WEP, "A Branch Is a Block of `forward`").
+struct Block {
+  std::vector<stage0::OwedCondition> owed;  // what its branch owes, checked at the top of the block
+  std::vector<FoldedTensor> folded;         // tensors its branch folded that a kernel reads
+  std::vector<KernelCall> calls;            // relabels of what it reads under other axes come first
+  std::vector<std::string> outputs;         // the tensor assigned to each result of the If, in order
+};
+
+struct BranchCall {
+  std::string condition;  // the If's bool tensor of one element, read through the backend
+  Block then_block, else_block;
 };
 
 struct Weight {

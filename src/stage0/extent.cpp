@@ -395,6 +395,7 @@ std::string display_of(SymbolKind kind, const std::vector<Extent>& ops) {
     case SymbolKind::WrapI32: return "wrap_i32(" + ops[0].to_string() + ")";
     case SymbolKind::RoundF16: return "round_f16(" + ops[0].to_string() + ")";
     case SymbolKind::RoundF32: return "round_f32(" + ops[0].to_string() + ")";
+    case SymbolKind::Branch: return "branch(" + operand_list(ops) + ")";
   }
   return "?";
 }
@@ -413,6 +414,7 @@ const char* symbol_kind_name(SymbolKind k) {
     case SymbolKind::WrapI32: return "wrap_i32";
     case SymbolKind::RoundF16: return "round_f16";
     case SymbolKind::RoundF32: return "round_f32";
+    case SymbolKind::Branch: return "branch";
   }
   return "?";
 }
@@ -718,6 +720,29 @@ Extent round_float(const Extent& a, SymbolKind kind, int mantissa_bits, __int128
 }  // namespace
 
 Extent round_f16(const Extent& a) { return round_float(a, SymbolKind::RoundF16, 10, 65504); }
+Extent branch_length(const std::string& name, const Extent& then_len, const Extent& else_len) {
+  if (then_len == else_len) return then_len;
+  Interval range = Interval::normalise(bound(then_len).hull(bound(else_len)));
+  std::vector<Extent> operands = {then_len, else_len};
+  std::string display = "branch(" + operand_list(operands) + ")";
+  SymbolTable& t = table();
+  // Keyed by the node and axis as well: two Ifs with the same two lengths decide them apart.
+  SymbolKey key{SymbolKind::Branch, name, operands};
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto it = t.index.find(key);
+  if (it != t.index.end()) return Extent::symbol(it->second);
+  SymbolId id = static_cast<SymbolId>(t.infos.size());
+  SymbolInfo info;
+  info.kind = SymbolKind::Branch;
+  info.name = name;
+  info.operands = std::move(operands);
+  info.range = range;
+  info.display = std::move(display);
+  t.infos.push_back(std::move(info));
+  t.index.emplace(std::move(key), id);
+  return Extent::symbol(id);
+}
+
 Extent round_f32(const Extent& a) {
   return round_float(a, SymbolKind::RoundF32, 23, static_cast<__int128>(INT64_MAX));
 }
@@ -732,7 +757,8 @@ Extent read_derived(const Extent& e, std::vector<ReadingCondition>& owed) {
       const SymbolInfo& info = symbol_info(s);
       Extent reading;
       switch (info.kind) {
-        case SymbolKind::Input: continue;
+        case SymbolKind::Input:
+        case SymbolKind::Branch: continue;
         case SymbolKind::Min:
           reading = info.operands[0];
           owed.push_back({info.operands[1] - info.operands[0],
@@ -824,6 +850,7 @@ std::optional<int64_t> evaluate(const Extent& e, const std::map<std::string, int
           return std::nullopt;
         }
       case SymbolKind::RoundF32: return *round_f32(Extent(ops[0])).constant();
+      case SymbolKind::Branch: return std::nullopt;  // the run's condition decides it
     }
     return std::nullopt;
   };

@@ -121,6 +121,8 @@ enum class SymbolKind : uint8_t {
   WrapI32,   // the low 32 bits of a, as int32; reads as `a`
   RoundF16,  // a rounded to the nearest float16; reads as `a`
   RoundF32,  // a rounded to the nearest float32; reads as `a`
+  Branch,    // the length an If output takes where its branches give two: `then` or `else` as the run
+             // decides; named by the node and axis (`name`), read as nothing but itself
 };
 const char* symbol_kind_name(SymbolKind k);
 
@@ -179,6 +181,10 @@ Extent ceil_div(const Extent& a, int64_t k);
 Extent wrap_i32(const Extent& a);
 Extent round_f16(const Extent& a);
 Extent round_f32(const Extent& a);
+// The length of an If output axis whose branches give `then_len` and `else_len`: the one length where
+// they are equal, else a symbol of its own, named `name` (the node, output and axis), which only the
+// run knows, within the hull of the two ranges.
+Extent branch_length(const std::string& name, const Extent& then_len, const Extent& else_len);
 
 // One condition a reading owes: `slack >= 0`, with why.
 struct ReadingCondition {

@@ -42,6 +42,17 @@ const ValueState& Stage0Result::value(const std::string& name) const {
   return *v;
 }
 
+Stage0Result branch_scope(const Stage0Result& outer, const IfBranch& branch) {
+  Stage0Result scope;
+  scope.values = outer.values;
+  for (const auto& [name, v] : branch.values) scope.values.insert_or_assign(name, v);
+  scope.nodes = branch.nodes;
+  scope.outputs = branch.outputs;
+  scope.owed = branch.owed;
+  scope.bindings = outer.bindings;
+  return scope;
+}
+
 namespace {
 
 struct Run {
@@ -51,6 +62,8 @@ struct Run {
   Stage0Result result;
   OwedConditions owed;
   std::set<std::string> dims_used;  // keys of options.dims the graph declares
+  std::vector<NodeState>* nodes_out = nullptr;  // where run_node records a node (the graph's or a branch's)
+  int branch_depth = 0;
 
   [[noreturn]] void error(const std::string& msg) const { fail(origin + msg); }
 
@@ -341,6 +354,7 @@ struct Run {
       load_initializer(t);
     }
 
+    nodes_out = &result.nodes;
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
       if (!keep[i]) continue;
       run_node(g.nodes[i], i);
@@ -354,13 +368,23 @@ struct Run {
     result.owed = owed.take();
   }
 
-  // If: both branches are shaped in the scope of the values around them (a condition the build
-  // knows still compiles both); each output takes the branches' common extents.
-  std::vector<ValueState> run_if(const Node& node, const std::string& where, const std::vector<const ValueState*>& ins) {
+  // If: each branch is shaped in a copy of the scope around it (a condition the build knows still
+  // compiles both), keeping its nodes, values and the conditions it owes, which its block checks
+  // rather than forward's top: a condition one branch relies on would otherwise refuse inputs the
+  // other branch accepts. Each output takes the branches' common extents; a length the two give
+  // differently is a symbol of its own, which only the run knows.
+  std::vector<ValueState> run_if(const Node& node, const std::string& where, const std::vector<const ValueState*>& ins,
+                                 IfBranches& kept) {
     if (ins.empty() || !ins[0]) fail(where + ": has no condition");
     if (ins[0]->elem != ElementType::Bool) fail(where + ": the condition is " + element_type_name(ins[0]->elem) + ", not bool");
-    std::vector<std::vector<ValueState>> branch_outs;
+    {
+      Extent count(1);
+      for (const auto& d : ins[0]->dims) count *= d;
+      if (count.is_constant() && *count.constant() != 1)
+        fail(where + ": the condition '" + node.inputs[0] + "' holds " + count.to_string() + " elements, not one");
+    }
     for (const char* name : {"then_branch", "else_branch"}) {
+      IfBranch& branch = std::string(name) == "then_branch" ? kept.then_branch : kept.else_branch;
       const Attribute* a = node.attr(name);
       if (!a || a->kind != Attribute::Kind::Graph || !a->g) fail(where + ": attribute '" + name + "' must be a graph");
       const Graph& g = *a->g;
@@ -369,44 +393,57 @@ struct Run {
       if (g.outputs.size() != node.outputs.size())
         fail(where + ": the " + name + " gives " + std::to_string(g.outputs.size()) + " outputs for the node's " +
              std::to_string(node.outputs.size()));
+      branch.attribute = name;
+      branch.graph = &g;
+      OwedConditions outer_owed = std::move(owed);
+      owed = OwedConditions();
+      std::vector<NodeState>* outer_nodes = nodes_out;
+      nodes_out = &branch.nodes;
+      ++branch_depth;
       std::vector<std::string> added;
-      for (const auto& n : g.nodes) {
-        auto made = run_node(n, SIZE_MAX);
+      for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+        auto made = run_node(g.nodes[i], i);
         added.insert(added.end(), made.begin(), made.end());
       }
-      std::vector<ValueState> outs;
+      --branch_depth;
+      nodes_out = outer_nodes;
+      branch.owed = owed.take();
+      owed = std::move(outer_owed);
       for (const auto& o : g.outputs) {
-        auto it = result.values.find(o.name);
-        if (it == result.values.end()) fail(where + ": the " + name + " output '" + o.name + "' is produced by nothing");
-        outs.push_back(it->second);
+        if (!result.values.count(o.name)) fail(where + ": the " + name + " output '" + o.name + "' is produced by nothing");
+        branch.outputs.push_back(o.name);
       }
-      for (const auto& n : added) result.values.erase(n);
-      branch_outs.push_back(std::move(outs));
+      for (const auto& n : added) {
+        auto it = result.values.find(n);
+        branch.values.emplace(n, std::move(it->second));
+        result.values.erase(it);
+      }
     }
+    auto branch_value = [&](const IfBranch& b, std::size_t i) -> const ValueState& {
+      auto it = b.values.find(b.outputs[i]);
+      return it != b.values.end() ? it->second : result.values.at(b.outputs[i]);
+    };
     std::vector<ValueState> outs;
     for (std::size_t i = 0; i < node.outputs.size(); ++i) {
-      const ValueState& t = branch_outs[0][i];
-      const ValueState& e = branch_outs[1][i];
+      const ValueState& t = branch_value(kept.then_branch, i);
+      const ValueState& e = branch_value(kept.else_branch, i);
       std::string what = where + ": output " + std::to_string(i) + " '" + node.outputs[i] + "'";
       if (t.elem != e.elem)
         fail(what + " is " + element_type_name(t.elem) + " in then_branch and " + element_type_name(e.elem) + " in else_branch");
       if (t.dims.size() != e.dims.size())
         fail(what + " has rank " + std::to_string(t.dims.size()) + " in then_branch and " + std::to_string(e.dims.size()) +
              " in else_branch");
-      for (std::size_t k = 0; k < t.dims.size(); ++k)
-        if (!(t.dims[k] == e.dims[k]))
-          fail(what + " axis " + std::to_string(k) + " is " + t.dims[k].to_string() + " in then_branch and " +
-               e.dims[k].to_string() + " in else_branch: a length nothing binds");
       ValueState v;
       v.name = node.outputs[i];
       v.elem = t.elem;
-      v.dims = t.dims;
+      for (std::size_t k = 0; k < t.dims.size(); ++k)
+        v.dims.push_back(branch_length(where + " output '" + node.outputs[i] + "' axis " + std::to_string(k), t.dims[k], e.dims[k]));
       outs.push_back(std::move(v));
     }
     return outs;
   }
 
-  // Shapes one node; records it (index < SIZE_MAX) and returns the names of the values it made.
+  // Shapes one node; records it in nodes_out and returns the names of the values it made.
   std::vector<std::string> run_node(const Node& node, std::size_t index) {
     std::string where = origin + node.label();
     std::vector<const ValueState*> ins;
@@ -422,18 +459,19 @@ struct Run {
       ins.push_back(&it->second);
     }
     if (node.domain.empty() && node.op_type == "If") {
-      std::vector<ValueState> outs = run_if(node, where, ins);
+      auto kept = std::make_shared<IfBranches>();
+      std::vector<ValueState> outs = run_if(node, where, ins, *kept);
       std::vector<std::string> made;
       for (auto& o : outs) {
         o.source = ValueState::Source::Node;
-        o.node = index == SIZE_MAX ? -1 : static_cast<int64_t>(index);
+        o.node = branch_depth ? -1 : static_cast<int64_t>(index);
         if (o.name.empty()) continue;
         if (result.values.count(o.name)) fail(where + ": output '" + o.name + "' is already produced elsewhere");
         made.push_back(o.name);
         std::string name = o.name;
         result.values.emplace(std::move(name), std::move(o));
       }
-      if (index != SIZE_MAX) result.nodes.push_back(NodeState{index, false, false});
+      nodes_out->push_back(NodeState{index, false, false, std::move(kept)});
       return made;
     }
     const ops::OpRule* rule = ops::find_rule(node.domain, node.op_type);
@@ -461,7 +499,7 @@ struct Run {
       if (o.name.empty()) continue;
       if (!o.value) ns.folded = false;
       o.source = ValueState::Source::Node;
-      o.node = index == SIZE_MAX ? -1 : static_cast<int64_t>(index);
+      o.node = branch_depth ? -1 : static_cast<int64_t>(index);
       made.push_back(o.name);
       if (result.values.count(o.name)) fail(where + ": output '" + o.name + "' is already produced elsewhere");
       std::string name = o.name;
@@ -470,7 +508,7 @@ struct Run {
     static const std::unordered_set<std::string> kRegroupings = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
                                                                  "Identity", "Dropout"};
     ns.regrouping = !ns.folded && node.domain.empty() && kRegroupings.count(node.op_type) > 0;
-    if (index != SIZE_MAX) result.nodes.push_back(ns);
+    nodes_out->push_back(ns);
     return made;
   }
 };

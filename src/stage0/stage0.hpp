@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -46,12 +47,32 @@ struct ValueState {
   std::string shape_string() const;  // "[B, min(S, 1024), 64]"
 };
 
+struct IfBranches;
+
 struct NodeState {
-  std::size_t index = 0;  // into Model::graph.nodes
+  std::size_t index = 0;  // into the nodes of the graph holding it (Model::graph, or a branch's)
   bool folded = false;    // every output is known: the node emits no code
   // Not folded, but moves no element: a Reshape, Flatten, Squeeze, Unsqueeze or Identity of a value
   // the run computes — the same elements under new extents, so no kernel computes anything.
   bool regrouping = false;
+  // An If: what stage 0 learned about each branch (its block of forward).
+  std::shared_ptr<const IfBranches> branches;
+};
+
+// One branch of an If, as stage 0 checked it in a copy of the scope around it (WEP, "A Branch Is a
+// Block of `forward`"). Its values are the ones it makes; it reads the scope around it.
+struct IfBranch {
+  std::string attribute;                               // "then_branch" or "else_branch"
+  const Graph* graph = nullptr;                        // the subgraph (owned by the Model)
+  std::vector<NodeState> nodes;                        // its kept nodes, indices into graph->nodes
+  std::unordered_map<std::string, ValueState> values;  // the values the branch makes
+  std::vector<std::string> outputs;                    // what it gives the node, in order
+  std::vector<OwedCondition> owed;                     // checked at the top of its block, not of forward
+};
+
+struct IfBranches {
+  IfBranch then_branch, else_branch;
+  const IfBranch& at(std::size_t i) const { return i == 0 ? then_branch : else_branch; }
 };
 
 // How forward binds an input symbol: from `input`'s axis `axis`, whose spelled length is `spelling`;
@@ -76,6 +97,11 @@ struct Stage0Result {
   const ValueState& value(const std::string& name) const;  // throws loam::Error if absent
   const ValueState* find(const std::string& name) const;
 };
+
+// The scope a branch's block sees: every value of `outer` and the branch's own, with the branch's
+// nodes, outputs and owed conditions (a flattened copy, so a consumer looks a name up in one place;
+// two branches may name their tensors alike).
+Stage0Result branch_scope(const Stage0Result& outer, const IfBranch& branch);
 
 // Runs stage 0. Throws loam::Error naming the file, node, tensor and axis where the build stops.
 Stage0Result run_stage0(const loam::Model& model, const Stage0Options& options);
