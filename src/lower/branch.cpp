@@ -10,10 +10,11 @@ namespace loam::lower {
 
 namespace {
 
-KernelCall relabel_call(const Node& n, const TensorInfo& from, const std::vector<AxisName>& to, const std::string& result) {
+KernelCall relabel_call(const Node& n, const std::string& attribute, const TensorInfo& from,
+                        const std::vector<AxisName>& to, const std::string& result) {
   KernelCall c;
-  c.node = n.label();
-  c.op = n.op_type;
+  c.node = n.label() + ", " + attribute + ": '" + from.name + "' under the axes the block holds it with";
+  c.op = "relabel";
   c.kernel = "relabel";
   c.template_args = {TypeArg::of_axes(to)};
   c.args = {Arg::of_tensor(from.name)};
@@ -52,7 +53,7 @@ void lower_if(LowerContext& cx, const Node& n, const stage0::IfBranches& br, std
     std::set<std::string> held = defined;
     for (const auto& r : naming.relabels) {
       TensorInfo from = cx.info(r.tensor);
-      sub.calls.push_back(relabel_call(n, from, r.to, r.tensor));
+      sub.calls.push_back(relabel_call(n, b.attribute, from, r.to, r.tensor));
     }
     lower_nodes(bx, *b.graph, b.nodes, held);
     bx.node = &n;
@@ -67,7 +68,7 @@ void lower_if(LowerContext& cx, const Node& n, const stage0::IfBranches& br, std
         continue;
       }
       std::string local = given + "@" + b.attribute;
-      sub.calls.push_back(relabel_call(n, gi, want.axes, local));
+      sub.calls.push_back(relabel_call(n, b.attribute, gi, want.axes, local));
       block.outputs.push_back(local);
     }
     cx.fresh_counter = bx.fresh_counter;
