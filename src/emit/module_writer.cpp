@@ -156,11 +156,12 @@ class Writer {
   void write_forward();
   // Forward's statements: owed checks, kernel calls, and an If as one `if` with a block per branch.
   void write_owed(const stage0::OwedCondition& c);
-  void write_calls(const std::vector<lower::KernelCall>& calls, bool in_block);
+  void write_calls(const std::vector<lower::KernelCall>& calls);
   void write_if(const lower::KernelCall& c);
   void write_block(const lower::Block& b, const std::vector<std::string>& slots);
   void write_deferred_owed();
   std::vector<const stage0::OwedCondition*> deferred_owed_;  // over an If's lengths: checked after it
+  int block_depth_ = 0;  // inside an If's block, locals are fresh: two branches may name tensors alike
   std::string folded_literal(const lower::FoldedTensor& f);
   std::vector<int64_t> static_extents(const TensorInfo& t) {
     std::vector<int64_t> out;
@@ -413,7 +414,7 @@ void Writer::write_deferred_owed() {
   deferred_owed_ = std::move(still);
 }
 
-void Writer::write_calls(const std::vector<lower::KernelCall>& calls, bool in_block) {
+void Writer::write_calls(const std::vector<lower::KernelCall>& calls) {
   for (const auto& c : calls) {
     if (c.branch) {
       write_if(c);
@@ -434,7 +435,7 @@ void Writer::write_calls(const std::vector<lower::KernelCall>& calls, bool in_bl
     body_ += pre;
     const TensorInfo& r = c.result_types.at(0);
     // Inside a block a local is fresh: two branches may name their tensors alike.
-    std::string var = in_block ? names_.fresh(identifier_spelling(c.results.at(0))) : names_.mint(c.results.at(0));
+    std::string var = block_depth_ ? names_.fresh(identifier_spelling(c.results.at(0))) : names_.mint(c.results.at(0));
     body_ += "  const " + device_type(r) + " " + var + " = backend" + targs + "(" + args + ");\n";
     device_[c.results.at(0)] = var;
   }
@@ -462,7 +463,7 @@ void Writer::write_if(const lower::KernelCall& c) {
   write_block(bc.else_block, slots);
   body_ += "  }\n";
   for (std::size_t i = 0; i < c.results.size(); ++i) {
-    std::string var = names_.mint(c.results[i]);
+    std::string var = block_depth_ ? names_.fresh(identifier_spelling(c.results[i])) : names_.mint(c.results[i]);
     body_ += "  const " + device_type(c.result_types[i]) + "& " + var + " = *" + slots[i] + ";\n";
     device_[c.results[i]] = var;
   }
@@ -489,6 +490,7 @@ void Writer::write_block(const lower::Block& b, const std::vector<std::string>& 
   auto saved_device = device_;
   auto saved_symbols = symbol_var_;
   auto saved_deferred = deferred_owed_;
+  ++block_depth_;
   if (!b.owed.empty()) body_ += "  // What this branch owes, checked before its kernels run.\n";
   for (const auto& c : b.owed) write_owed(c);
   for (const auto& f : b.folded) {
@@ -497,12 +499,13 @@ void Writer::write_block(const lower::Block& b, const std::vector<std::string>& 
     body_ += "  const " + device_type(f.info) + " " + var + " = backend.upload(" + lit + ");\n";
     device_[f.info.name] = var;
   }
-  write_calls(b.calls, true);
+  write_calls(b.calls);
   for (std::size_t i = 0; i < slots.size(); ++i) {
     auto it = device_.find(b.outputs.at(i));
     if (it == device_.end()) fail(o_.source_name + ": branch output '" + b.outputs[i] + "' is never computed");
     body_ += "  " + slots[i] + ".emplace(" + it->second + ");\n";
   }
+  --block_depth_;
   std::string inner = std::move(body_);
   body_ = std::move(outer);
   std::size_t pos = 0;
@@ -627,7 +630,7 @@ void Writer::write_forward() {
   // 5. The kernels, in graph order; each result is declared with the axes the build computed, so a
   // call whose kernel disagrees does not compile.
   body_ += "\n  // Kernels.\n";
-  write_calls(m_.calls, false);
+  write_calls(m_.calls);
   // 6. Download the outputs, narrowing a half.
   body_ += "\n  // Outputs.\n";
   auto download = [&](const TensorInfo& o) {
