@@ -26,6 +26,28 @@ std::string value_line(const ValueState& v) {
   return s + "]";
 }
 
+// An If's branches, each indented under the node: its nodes, their outputs, what it gives the node
+// and the conditions its block checks.
+void branch_lines(const IfBranches& br, const Stage0Result& outer, const std::string& indent, std::string& out) {
+  for (std::size_t side = 0; side < 2; ++side) {
+    const IfBranch& b = br.at(side);
+    Stage0Result scope = branch_scope(outer, b);
+    out += indent + b.attribute + " '" + b.graph->name + "':\n";
+    for (const auto& ns : b.nodes) {
+      const Node& n = b.graph->nodes[ns.index];
+      out += indent + "  " + n.label() + ": " + (ns.folded ? "folded" : ns.regrouping ? "regrouping" : ns.branches ? "if" : "kernel") + "\n";
+      for (const auto& o : n.outputs)
+        if (!o.empty()) out += indent + "    " + value_line(scope.value(o)) + "\n";
+      if (ns.branches) branch_lines(*ns.branches, scope, indent + "    ", out);
+    }
+    std::string gives;
+    for (const auto& o : b.outputs) gives += (gives.empty() ? "" : ", ") + o;
+    out += indent + "  gives " + gives + "\n";
+    out += indent + "  owed at the top of its block: " + std::to_string(b.owed.size()) + "\n";
+    for (const auto& c : b.owed) out += indent + "    " + c.to_string() + "\n";
+  }
+}
+
 }  // namespace
 
 std::string check_report(const loam::Model& model, const Stage0Result& r) {
@@ -44,9 +66,10 @@ std::string check_report(const loam::Model& model, const Stage0Result& r) {
     const Node& n = model.graph.nodes[ns.index];
     folded += ns.folded;
     regroupings += ns.regrouping;
-    out += "  " + n.label() + ": " + (ns.folded ? "folded" : ns.regrouping ? "regrouping" : "kernel") + "\n";
+    out += "  " + n.label() + ": " + (ns.folded ? "folded" : ns.regrouping ? "regrouping" : ns.branches ? "if" : "kernel") + "\n";
     for (const auto& o : n.outputs)
       if (!o.empty()) out += "    " + value_line(r.value(o)) + "\n";
+    if (ns.branches) branch_lines(*ns.branches, r, "    ", out);
   }
   out += "outputs:\n";
   for (const auto& name : r.outputs) out += "  " + value_line(r.value(name)) + "\n";
