@@ -306,13 +306,20 @@ struct Run {
         for (const auto& x : g.nodes[i].inputs) read.insert(x);
     for (const auto& o : result.outputs) read.insert(o);
     if (options.outputs) {
-      // A subgraph may read outer names; keep what the cut's subgraphs read too.
+      // A subgraph may read outer names (an If inside a branch too); keep what the cut's subgraphs
+      // read, and what they return.
+      auto subgraph_reads = [&](const Graph& sub, auto&& self) -> void {
+        for (const auto& n : sub.nodes) {
+          for (const auto& x : n.inputs) read.insert(x);
+          for (const auto& a : n.attributes)
+            if (a.g) self(*a.g, self);
+        }
+        for (const auto& o : sub.outputs) read.insert(o.name);
+      };
       for (std::size_t i = 0; i < g.nodes.size(); ++i)
         if (keep[i])
           for (const auto& a : g.nodes[i].attributes)
-            if (a.g)
-              for (const auto& n : a.g->nodes)
-                for (const auto& x : n.inputs) read.insert(x);
+            if (a.g) subgraph_reads(*a.g, subgraph_reads);
     }
 
     // Inputs (graph order; an input an initializer also names is that initializer).

@@ -107,4 +107,27 @@ TEST(Branch, EqualLengthsStayOneAndTwoBranchesMayNameATensorAlike) {
   EXPECT_EQ(scope.find("h2"), nullptr);  // the then branch's
 }
 
+TEST(Branch, TheOutputsCutKeepsWhatAnIfInsideABranchReads) {
+  // x is read only two scopes in; the cut to y must keep it.
+  loam::Model model = loam::read_onnx_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (bool c, bool d, float[N] x, float[N] unused) => (float[N] y, float[N] z) {
+  y = If (c) <then_branch = then_body () => (float[N] t) {
+      t = If (d) <then_branch = inner_then () => (float[N] it) { it = Neg(x) },
+                  else_branch = inner_else () => (float[N] ie) { ie = Relu(x) }>
+    }, else_branch = else_body () => (float[N] e) { e = Abs(x) }>
+  z = Neg(unused)
+}
+)", "cut.onnxtext");
+  Stage0Options options;
+  options.outputs = std::vector<std::string>{"y"};
+  Stage0Result st = run_stage0(model, options);
+  EXPECT_EQ(st.inputs, (std::vector<std::string>{"c", "d", "x"}));
+  EXPECT_EQ(st.value("y").dims, (std::vector<Extent>{sym("N")}));
+  const IfBranches& br = *the_if(Analysed{std::move(model), st}).branches;
+  ASSERT_EQ(br.then_branch.nodes.size(), 1u);
+  ASSERT_TRUE(br.then_branch.nodes[0].branches);
+  EXPECT_EQ(br.then_branch.nodes[0].branches->else_branch.values.at("ie").dims, (std::vector<Extent>{sym("N")}));
+}
+
 }  // namespace
