@@ -656,10 +656,9 @@ void Namer::run_nodes(const std::vector<stage0::NodeState>& nodes) {
 // node's outputs take the axes both branches give them; an axis the two name apart takes the name
 // the output's layout gives, and each block relabels its value to it.
 void Namer::name_if(const Node& n, const stage0::IfBranches& br) {
-  for (const char* which : {"then_branch", "else_branch"}) {
-    const auto& b = std::string(which) == "then_branch" ? br.then_branch : br.else_branch;
-    for (const auto& t : branch_reads(*st_, b)) ensure_named(t, " (read by the " + b.attribute + " of '" + n.label() + "')");
-  }
+  for (std::size_t side = 0; side < 2; ++side)
+    for (const auto& t : branch_reads(*st_, br.at(side)))
+      ensure_named(t, " (read by the " + br.at(side).attribute + " of '" + n.label() + "')");
   std::vector<AxisNaming> blocks;
   std::vector<std::vector<AxisName>> given[2];
   for (std::size_t side = 0; side < 2; ++side) {
