@@ -79,6 +79,7 @@ struct OpaqueBackend {
   auto gemm(const Tensor<float, LA>& a, const PackedMatrix<K, N>& b, const Ts&... rest) const { return close(cpu_.template gemm<TA>(open(a), b, open(rest)...)); }
   template <class Out, class... Ts> auto conv(const Ts&... a) const { return close(cpu_.template conv<Out>(open(a)...)); }
   template <class Out, class... Ts> auto max_pool(const Ts&... a) const { return close(cpu_.template max_pool<Out>(open(a)...)); }
+  template <class Out, class... Ts> auto max_pool_indices(const Ts&... a) const { return close(cpu_.template max_pool_indices<Out>(open(a)...)); }
   template <class Out, class... Ts> auto average_pool(const Ts&... a) const { return close(cpu_.template average_pool<Out>(open(a)...)); }
   template <class Out, class... Ts> auto global_average_pool(const Ts&... a) const { return close(cpu_.template global_average_pool<Out>(open(a)...)); }
   template <class Out, class... Ts> auto global_max_pool(const Ts&... a) const { return close(cpu_.template global_max_pool<Out>(open(a)...)); }
@@ -105,6 +106,9 @@ struct OpaqueBackend {
   template <class Out, class... Ts> auto reduce_prod(const Ts&... a) const { return close(cpu_.template reduce_prod<Out>(open(a)...)); }
   template <class Out, class... Ts> auto argmax(const Ts&... a) const { return close(cpu_.template argmax<Out>(open(a)...)); }
   template <class... Ts> auto batch_normalization(const Ts&... a) const { return close(cpu_.batch_normalization(open(a)...)); }
+  template <class Out, class... Ts> auto layer_normalization_statistic(const Ts&... a) const {
+    return close(cpu_.template layer_normalization_statistic<Out>(open(a)...));
+  }
   template <class L, class LS, class... Ts>
   auto layer_normalization(const Tensor<float, L>& x, const Tensor<float, LS>& scale, const Tensor<float, LS>& bias, const Ts&... rest) const {
     return close(cpu_.layer_normalization(open(x), open(scale), open(bias), rest...));

@@ -1262,6 +1262,72 @@ struct Cpu {
   Tensor<float, Out> max_pool(const Tensor<float, LX>& x, const WindowParams& p) const {
     return pool_run<Out>(x, p, PoolKind::Max, "max_pool");
   }
+  // MaxPool's Indices output: where each window's maximum lies in x, as an index into x flattened
+  // row-major, or with the spatial axes column-major (`column_major`, ONNX's storage_order 1); the
+  // batch and channel planes stay outermost either way. Padding is never an index. The first tap
+  // (in row-major order) holding the maximum wins, as in ONNX's reference.
+  template <class Out, class LX>
+  Tensor<std::int64_t, Out> max_pool_indices(const Tensor<float, LX>& x, const WindowParams& p, bool column_major = false) const {
+    constexpr std::size_t R = AxisRank<LX>;
+    static_assert(R >= 3 && AxisRank<Out> == R, "max_pool_indices: input and result have one rank: [N, C, spatial...]");
+    static_assert(std::is_same_v<AxisAt<0, Out>, AxisAt<0, LX>> && std::is_same_v<AxisAt<1, Out>, AxisAt<1, LX>>,
+                  "max_pool_indices: the result keeps the input's batch and channel axes");
+    const auto& xe = x.extents();
+    const Window w = window(std::span<const std::int64_t>(xe.data() + 2, R - 2), p.kernel_shape, p, "max_pool_indices");
+    typename Tensor<std::int64_t, Out>::Extents oe{};
+    oe[0] = xe[0];
+    oe[1] = xe[1];
+    std::int64_t in_plane = 1, out_plane = 1;
+    for (std::size_t i = 0; i < w.s; ++i) {
+      oe[i + 2] = w.out[i];
+      in_plane *= w.in[i];
+      out_plane *= w.out[i];
+    }
+    auto out = Tensor<std::int64_t, Out>::uninitialized(oe);
+    if (out.count() == 0) return out;
+    std::array<std::int64_t, MAX_SPATIAL> read_stride{}, index_stride{};
+    for (std::int64_t step = 1, d = static_cast<std::int64_t>(w.s); d-- > 0;) read_stride[d] = step, step *= w.in[d];
+    for (std::size_t d = 0; d < w.s; ++d) index_stride[d] = column_major ? (d == 0 ? 1 : index_stride[d - 1] * w.in[d - 1]) : read_stride[d];
+    std::int64_t* y = out.mutable_data_unchecked();
+    std::array<std::int64_t, MAX_SPATIAL> pos{}, start{}, tap{}, lo{}, hi{};
+    for (std::int64_t pl = 0; pl < xe[0] * xe[1]; ++pl) {
+      const float* src = x.data() + pl * in_plane;
+      pos.fill(0);
+      for (std::int64_t o = 0; o < out_plane; ++o) {
+        bool empty = false;
+        for (std::size_t d = 0; d < w.s; ++d) {
+          start[d] = pos[d] * w.stride[d] - w.pad_begin[d];
+          lo[d] = start[d] >= 0 ? 0 : (-start[d] + w.dil[d] - 1) / w.dil[d];
+          hi[d] = w.in[d] - start[d] <= 0 ? 0 : std::min(w.k[d], (w.in[d] - start[d] + w.dil[d] - 1) / w.dil[d]);
+          if (hi[d] <= lo[d]) empty = true;
+          tap[d] = lo[d];
+        }
+        std::int64_t best_index = -1;
+        float best = 0.0f;
+        while (!empty) {
+          std::int64_t read = 0, index = 0;
+          for (std::size_t d = 0; d < w.s; ++d) {
+            const std::int64_t c = start[d] + tap[d] * w.dil[d];
+            read += c * read_stride[d];
+            index += c * index_stride[d];
+          }
+          if (best_index < 0 || src[read] > best) best = src[read], best_index = pl * in_plane + index;
+          std::size_t d = w.s;
+          while (d-- > 0) {
+            if (++tap[d] < hi[d]) break;
+            tap[d] = lo[d];
+          }
+          if (d == static_cast<std::size_t>(-1)) break;
+        }
+        y[pl * out_plane + o] = best_index;
+        for (std::size_t d = w.s; d-- > 0;) {
+          if (++pos[d] < w.out[d]) break;
+          pos[d] = 0;
+        }
+      }
+    }
+    return out;
+  }
   template <class Out, class LX>
   Tensor<float, Out> average_pool(const Tensor<float, LX>& x, const WindowParams& p) const {
     return pool_run<Out>(x, p, PoolKind::Average, "average_pool");
@@ -1837,6 +1903,39 @@ struct Cpu {
     return out;
   }
 
+  // Mean and variance of one normalised block, accumulated in double.
+  static std::pair<double, double> layer_norm_moments(const float* xs, std::int64_t len) {
+    double mean = 0.0;
+    for (std::int64_t i = 0; i < len; ++i) mean += xs[i];
+    mean /= static_cast<double>(len);
+    double var = 0.0;
+    for (std::int64_t i = 0; i < len; ++i) var += (xs[i] - mean) * (xs[i] - mean);
+    var /= static_cast<double>(len);
+    return {mean, var};
+  }
+
+  // LayerNormalization's optional outputs: Mean (`inverse_std_dev` false) or InvStdDev
+  // (1 / sqrt(variance + epsilon)), one value per normalised block. Out is x's axis list, the
+  // normalised axes (from `axis` on) at length 1.
+  template <class Out, class L>
+  Tensor<float, Out> layer_normalization_statistic(const Tensor<float, L>& x, std::int64_t axis, float epsilon,
+                                                   bool inverse_std_dev) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxisRank<Out> == R, "layer_normalization_statistic: the statistic keeps every axis of x");
+    const std::size_t ax = norm_axis(axis, R, "layer_normalization_statistic");
+    std::array<std::int64_t, R> ext = x.extents();
+    std::int64_t outer = 1, len = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= ext[i];
+    for (std::size_t i = ax; i < R; ++i) len *= ext[i], ext[i] = 1;
+    auto out = Tensor<float, Out>::uninitialized(ext);
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t o = 0; o < outer; ++o) {
+      const auto [mean, var] = layer_norm_moments(x.data() + o * len, len);
+      y[o] = inverse_std_dev ? static_cast<float>(1.0 / std::sqrt(var + epsilon)) : static_cast<float>(mean);
+    }
+    return out;
+  }
+
   // LayerNormalization over the axes from `axis` to the end; scale and bias broadcast to them.
   template <class L, class LS>
   Tensor<float, L> layer_normalization(const Tensor<float, L>& x, const Tensor<float, LS>& scale, const std::type_identity_t<Tensor<float, LS>>* bias,
@@ -1873,12 +1972,7 @@ struct Cpu {
     for (std::int64_t o = 0; o < outer; ++o) {
       const float* xs = x.data() + o * len;
       float* ys = y + o * len;
-      double mean = 0.0;
-      for (std::int64_t i = 0; i < len; ++i) mean += xs[i];
-      mean /= static_cast<double>(len);
-      double var = 0.0;
-      for (std::int64_t i = 0; i < len; ++i) var += (xs[i] - mean) * (xs[i] - mean);
-      var /= static_cast<double>(len);
+      const auto [mean, var] = layer_norm_moments(xs, len);
       const float inv = static_cast<float>(1.0 / std::sqrt(var + epsilon));
       const float m = static_cast<float>(mean);
       for (std::int64_t i = 0; i < len; ++i) ys[i] = (xs[i] - m) * inv * g[static_cast<std::size_t>(i)] + b[static_cast<std::size_t>(i)];

@@ -458,6 +458,10 @@ void Namer::name_node(const Node& n) {
           meet(x[x.size() - s.size() + k], s[k], n, "normalised axis of '" + in(i) + "'");
     }
     same_as_input(0);
+    // Mean and InvStdDev keep every axis, the normalised ones at length 1, named as ReduceMean
+    // with keepdims names its result.
+    for (std::size_t k = 1; k < 3 && k < n.outputs.size(); ++k)
+      if (!n.outputs[k].empty()) same_as_input(k);
     return;
   }
   if (op == "MatMul") {
@@ -536,7 +540,11 @@ void Namer::name_node(const Node& n) {
     Partial p = {x[0], x[1]};
     p.resize(x.size());
     complete(n, n.outputs[0], p);
-    if (n.outputs.size() > 1 && !n.outputs[1].empty()) complete(n, n.outputs[1], p);
+    // MaxPool's Indices lie on the values' grid.
+    if (n.outputs.size() > 1 && !n.outputs[1].empty()) {
+      const auto& values = named_.at(n.outputs[0]);
+      complete(n, n.outputs[1], Partial(values.begin(), values.end()));
+    }
     return;
   }
   if (op == "Reshape") return complete(n, n.outputs[0], regroup(n, in(0), dims_of(n.outputs[0])));

@@ -62,14 +62,22 @@ bool lower_normalization(LowerContext& cx, const Node& n) {
     return true;
   }
   if (op == "LayerNormalization") {
-    for (std::size_t k = 1; k < n.outputs.size(); ++k)
-      if (!n.outputs[k].empty()) cx.error("the Mean and InvStdDev outputs are not supported");
     std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1))};
     if (cx.has(2)) args.push_back(Arg::of_tensor(cx.in(2)));
     else args.push_back(Arg::of_code("nullptr"));
     args.push_back(Arg::of_code(std::to_string(cx.attr_int("axis", -1))));
     args.push_back(Arg::of_code(flt(cx.attr_float("epsilon", 1e-5f))));
     cx.call("layer_normalization", {}, args);
+    // Mean and InvStdDev, when the graph asks for them.
+    for (std::size_t k = 1; k < 3 && k < n.outputs.size(); ++k) {
+      if (n.outputs[k].empty()) continue;
+      TensorInfo stat = cx.info(n.outputs[k]);
+      if (stat.elem != ElementType::F32) cx.error("the statistics are computed in float, not in stash_type " + std::string(element_type_name(stat.elem)));
+      cx.call("layer_normalization_statistic", {TypeArg::of_axes(stat.axes)},
+              {Arg::of_tensor(cx.in(0)), Arg::of_code(std::to_string(cx.attr_int("axis", -1))),
+               Arg::of_code(flt(cx.attr_float("epsilon", 1e-5f))), Arg::of_code(k == 2 ? "true" : "false")},
+              {n.outputs[k]});
+    }
     return true;
   }
   return false;

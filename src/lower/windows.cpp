@@ -41,11 +41,15 @@ bool lower_windows(LowerContext& cx, const Node& n) {
     return true;
   }
   if (op == "MaxPool" || op == "AveragePool") {
-    if (n.outputs.size() > 1 && !n.outputs[1].empty()) cx.error("the MaxPool indices output is not supported");
-    if (cx.attr_int("storage_order", 0) != 0) cx.error("storage_order 1 is not supported");
     TensorInfo out = cx.info(n.outputs.at(0));
     cx.call(op == "MaxPool" ? "max_pool" : "average_pool", {TypeArg::of_axes(out.axes)},
             {Arg::of_tensor(cx.in(0)), Arg::of_code(window_params(cx))});
+    // MaxPool's Indices (storage_order only orders them).
+    if (op == "MaxPool" && n.outputs.size() > 1 && !n.outputs[1].empty())
+      cx.call("max_pool_indices", {TypeArg::of_axes(cx.info(n.outputs[1]).axes)},
+              {Arg::of_tensor(cx.in(0)), Arg::of_code(window_params(cx)),
+               Arg::of_code(cx.attr_int("storage_order", 0) ? "true" : "false")},
+              {n.outputs[1]});
     return true;
   }
   if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {

@@ -261,6 +261,51 @@ TEST(LayerNorm, WithoutBias) {
   EXPECT_NEAR(y.data()[1], 1.0f, 1e-6);
 }
 
+TEST(LayerNorm, MeanAndInvStdDevKeepEveryAxisAtLengthOne) {
+  // Rows {1, 3} and {2, 6}: means 2 and 4, variances 1 and 4.
+  Tensor<float, Axes<Batch, Feat>> x({2, 2}, {1, 3, 2, 6});
+  auto mean = cpu.layer_normalization_statistic<Axes<Batch, Feat>>(x, -1, 0.0f, false);
+  EXPECT_EQ(mean.extents(), (std::array<std::int64_t, 2>{2, 1}));
+  EXPECT_EQ(values(mean), (std::vector<float>{2, 4}));
+  auto inv = cpu.layer_normalization_statistic<Axes<Batch, Feat>>(x, 1, 0.0f, true);
+  EXPECT_EQ(values(inv), (std::vector<float>{1.0f, 0.5f}));
+  // axis 0: one block of all four, mean 3, variance (4 + 0 + 1 + 9) / 4 = 3.5, plus epsilon 0.5.
+  auto all = cpu.layer_normalization_statistic<Axes<Batch, Feat>>(x, 0, 0.5f, true);
+  EXPECT_EQ(all.extents(), (std::array<std::int64_t, 2>{1, 1}));
+  EXPECT_FLOAT_EQ(all.data()[0], 0.5f);
+  OpaqueBackend opaque;
+  auto through = opaque.download(opaque.layer_normalization_statistic<Axes<Batch, Feat>>(opaque.upload(x), -1, 0.0f, false));
+  EXPECT_EQ(values(through), (std::vector<float>{2, 4}));
+}
+
+TEST(Windows, MaxPoolIndicesRowAndColumnMajor) {
+  struct N {};
+  struct C {};
+  struct H {};
+  struct W {};
+  // Two planes of 3 x 3; a 2 x 2 window, stride 1. Plane 1 is plane 0 negated, so its maxima move.
+  Tensor<float, Axes<N, C, H, W>> x({1, 2, 3, 3}, {1, 5, 2,  //
+                                                   7, 3, 4,  //
+                                                   0, 8, 6,  //
+                                                   -1, -5, -2, -7, -3, -4, 0, -8, -6});
+  WindowParams p;
+  p.kernel_shape = {2, 2};
+  auto rows = cpu.max_pool_indices<Axes<N, C, H, W>>(x, p);
+  EXPECT_EQ(rows.extents(), (std::array<std::int64_t, 4>{1, 2, 2, 2}));
+  // Plane 0: windows' maxima 7 (1,0), 5 (0,1), 8 (2,1), 8 (2,1); plane 1 (offset 9): -1 (0,0),
+  // -2 (0,2), 0 (2,0), -3 (1,1).
+  EXPECT_EQ(values(rows), (std::vector<std::int64_t>{3, 1, 7, 7, 9, 11, 15, 13}));
+  // Column-major: h + 3 w within a plane.
+  auto cols = cpu.max_pool_indices<Axes<N, C, H, W>>(x, p, true);
+  EXPECT_EQ(values(cols), (std::vector<std::int64_t>{1, 3, 5, 5, 9, 15, 11, 13}));
+  // Padding is never an index: a 3 x 3 window padded by one at the corner reads (0,0)..(1,1).
+  p.kernel_shape = {3, 3};
+  p.pads = {1, 1, 1, 1};
+  p.strides = {2, 2};
+  auto padded = cpu.max_pool_indices<Axes<N, C, H, W>>(x, p);
+  EXPECT_EQ(values(padded), (std::vector<std::int64_t>{3, 1, 7, 7, 9, 11, 15, 13}));
+}
+
 // The SGEMM's two microkernels against a plain triple loop, over shapes that cross every edge.
 TEST(Sgemm, BothPathsMatchAPlainProduct) {
   std::mt19937 gen(3);
