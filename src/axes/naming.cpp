@@ -39,11 +39,13 @@ std::vector<std::size_t> data_operands(const Node& node) {
   if (op == "Reshape" || op == "Expand" || op == "Tile" || op == "Slice" || op == "Pad" ||
       op == "Squeeze" || op == "Unsqueeze" || op == "Split" || op == "ReduceSum" ||
       op == "ReduceMean" || op == "ReduceMax" || op == "ReduceMin" || op == "ReduceProd" ||
-      op == "Clip" || op == "Dropout" || op == "Flatten" || op == "Transpose" || op == "Identity" ||
+      op == "Dropout" || op == "Flatten" || op == "Transpose" || op == "Identity" ||
       op == "Cast" || op == "ArgMax" || op == "ArgMin")
     return present({0});
   if (op == "Range" || op == "ConstantOfShape" || op == "Shape" || op == "Size" || op == "Constant")
     return {};
+  // Clip's bounds are values, not shape operands: a run may supply them as 0-d tensors.
+  if (op == "Clip") return present({0, 1, 2});
   std::vector<std::size_t> all;
   for (std::size_t i = 0; i < node.inputs.size(); ++i)
     if (!node.inputs[i].empty()) all.push_back(i);
@@ -51,6 +53,14 @@ std::vector<std::size_t> data_operands(const Node& node) {
 }
 
 bool is_folded_scalar_operand(const Node& node, std::size_t i, const stage0::Stage0Result& st) {
+  if (node.op_type == "Clip" && node.domain.empty() && (i == 1 || i == 2) && i < node.inputs.size()) {
+    // A bound the build knows (folded, or an initializer the graph carries) becomes the unary
+    // Clip's constant.
+    const auto* v = st.find(node.inputs[i]);
+    if (!v) return false;
+    if (v->source == stage0::ValueState::Source::Initializer) return true;
+    return v->value && v->value->size() == 1 && v->value->all_constant();
+  }
   static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min",
                                                "PRelu", "Equal", "Less", "LessOrEqual", "Greater",
                                                "GreaterOrEqual"};

@@ -78,7 +78,7 @@ std::vector<std::size_t> data_operands(const Node& node);
 
 // Whether input i of `node` is a one-element float the build knows, read by a binary elementwise
 // operator beside a tensor: it folds into the operator's expression as a constant and is never a
-// tensor of the module (WEP, "The Graph Is ONNX").
+// tensor of the module (WEP, "The Graph Is ONNX"). Likewise a Clip bound the build knows.
 bool is_folded_scalar_operand(const Node& node, std::size_t i, const stage0::Stage0Result& analysed);
 
 // The tensors of `scope` (the scope around an If) that a branch's block reads as tensors: the data

@@ -77,6 +77,31 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
   if (op == "LeakyRelu") return unary("LeakyRelu", cx.attr_float("alpha", 0.01f), 0), true;
   if (op == "Elu") return unary("Elu", cx.attr_float("alpha", 1.0f), 0), true;
   if (op == "HardSigmoid") return unary("HardSigmoid", cx.attr_float("alpha", 0.2f), cx.attr_float("beta", 0.5f)), true;
+  if (op == "Clip" && ((cx.has(1) && !axes::is_folded_scalar_operand(n, 1, cx.st)) ||
+                        (cx.has(2) && !axes::is_folded_scalar_operand(n, 2, cx.st)))) {
+    // A bound the run supplies (a 0-d tensor): max(x, min), then min(., max), as one expression;
+    // a bound the build knows stays a constant step.
+    std::vector<Arg::Step> steps = {{"Operand", 0, 0, 0, 0}};
+    std::vector<Arg> args = {Arg::of_expr({}), Arg::of_tensor(cx.in(0))};
+    for (std::size_t i = 1; i < 3; ++i) {
+      if (!cx.has(i)) continue;
+      const char* what = i == 1 ? "the minimum" : "the maximum";
+      int32_t acc = static_cast<int32_t>(steps.size() - 1);
+      if (axes::is_folded_scalar_operand(n, i, cx.st)) {
+        auto v = cx.folded_floats(i);
+        if (!v || v->size() != 1) cx.error(std::string(what) + " '" + cx.in(i) + "' must be one number");
+        steps.push_back({"Constant", 0, 0, (*v)[0], 0});
+      } else {
+        if (!cx.info(cx.in(i)).axes.empty()) cx.error(std::string(what) + " '" + cx.in(i) + "' must be a 0-d tensor");
+        steps.push_back({"Operand", static_cast<int32_t>(args.size() - 1), 0, 0, 0});
+        args.push_back(Arg::of_tensor(cx.in(i)));
+      }
+      steps.push_back({i == 1 ? "Max" : "Min", acc, static_cast<int32_t>(steps.size() - 1), 0, 0});
+    }
+    args[0] = Arg::of_expr(steps);
+    cx.call("elementwise", {TypeArg::of_axes(out.axes)}, args);
+    return true;
+  }
   if (op == "Clip") {
     double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
     if (cx.has(1)) {
