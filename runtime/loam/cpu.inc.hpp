@@ -296,7 +296,8 @@ struct Cpu {
         case ExprOp::Pow: return std::pow(x, y);
         case ExprOp::Max: return (x != x || y != y) ? std::numeric_limits<float>::quiet_NaN() : std::max(x, y);
         case ExprOp::Min: return (x != x || y != y) ? std::numeric_limits<float>::quiet_NaN() : std::min(x, y);
-        case ExprOp::Mod: return std::fmod(x, y);  // ONNX Mod with fmod = 1, the only float form
+        case ExprOp::Mod:  // ONNX Mod with fmod = 1, the only float form
+        case ExprOp::Fmod: return std::fmod(x, y);
         case ExprOp::PRelu: return x < 0.0f ? x * y : x;
         case ExprOp::Equal: return x == y ? 1.0f : 0.0f;
         case ExprOp::Less: return x < y ? 1.0f : 0.0f;
@@ -326,6 +327,9 @@ struct Cpu {
           if (r != 0 && ((r < 0) != (y < 0))) r += y;
           return r;
         }
+        case ExprOp::Fmod:
+          if (y == 0) throw KernelRefusal(InputError{"", "", "", "integer modulo by zero"});
+          return y == -1 ? 0 : x % y;  // truncated: the dividend's sign
         case ExprOp::Pow: {
           if (y < 0) return x == 1 ? 1 : (x == -1 ? ((y & 1) ? -1 : 1) : 0);
           U result = 1, base = static_cast<U>(x);

@@ -17,7 +17,9 @@ enum class ExprOp : std::uint8_t {
   Elu,          // p: alpha
   Wrap,         // p: bits, q: 1 if signed; an int64 taken back into a narrower integer's range, as a cast to it does
   // binary (a, b: the steps read)
-  Add, Sub, Mul, Div, Pow, Max, Min, Mod,
+  Add, Sub, Mul, Div, Pow, Max, Min,
+  Mod,   // integers: the divisor's sign (ONNX Mod, fmod = 0); floats: as Fmod
+  Fmod,  // the dividend's sign, as C's fmod (ONNX Mod, fmod = 1)
   PRelu,  // a: x, b: slope
   Equal, Less, LessOrEqual, Greater, GreaterOrEqual, And, Or, Xor,
 };

@@ -53,6 +53,16 @@ bool can_leave_range(const std::string& op) {
          op == "Abs";
 }
 
+// A cast of an operand argument to `to`, as a local of its own ("<tensor>@cast<n>").
+Arg cast_operand(LowerContext& cx, const Arg& a, ElementType to) {
+  auto it = cx.synthetic.find(a.tensor);
+  TensorInfo from = it != cx.synthetic.end() ? it->second : cx.info(a.tensor);
+  std::string local = a.tensor + "@cast" + std::to_string(cx.fresh_counter++);
+  cx.synthetic[local] = TensorInfo{local, to, from.axes, from.dims};
+  cx.call("cast", {TypeArg::of_code(cx.compute_type(to))}, {a}, {local});
+  return Arg::of_tensor(local);
+}
+
 }  // namespace
 
 bool lower_elementwise(LowerContext& cx, const Node& n) {
@@ -163,8 +173,25 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
   }
   if (leaf.empty()) cx.error("no operands");
   int32_t acc = leaf[0];
+  // Pow's exponent may be of another element type than its base (ONNX's T1). A float exponent of
+  // an integer base computes in float, as ONNX's reference does, and truncates back; any other
+  // exponent is cast to the base's type.
+  std::string result_local;
+  if (op == "Pow" && operands.size() == 2) {
+    ElementType base = cx.info(cx.in(0)).elem, exponent = cx.info(cx.in(1)).elem;
+    if (cx.compute_type(base) != cx.compute_type(exponent)) {
+      if (cx.compute_type(base) == "std::int64_t" && cx.compute_type(exponent) == "float") {
+        operands[0] = cast_operand(cx, operands[0], ElementType::F32);
+        result_local = out.name + "@float" + std::to_string(cx.fresh_counter++);
+        cx.synthetic[result_local] = TensorInfo{result_local, ElementType::F32, out.axes, out.dims};
+      } else {
+        operands[1] = cast_operand(cx, operands[1], base);
+      }
+    }
+  }
+  const bool fmod = op == "Mod" && cx.attr_int("fmod", 0) != 0;
   for (std::size_t k = 1; k < leaf.size(); ++k) {
-    steps.push_back({bin->second, acc, leaf[k], 0, 0});
+    steps.push_back({fmod ? "Fmod" : bin->second, acc, leaf[k], 0, 0});
     acc = static_cast<int32_t>(steps.size() - 1);
   }
   if (op == "Mean" && leaf.size() > 1) {
@@ -172,10 +199,22 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
     steps.push_back({"Mul", acc, static_cast<int32_t>(steps.size() - 1), 0, 0});
   }
   if (leaf.size() == 1) steps.push_back({"Identity", acc, 0, 0, 0});
-  if (wraps) steps.push_back(wrap_step(out.elem, static_cast<int32_t>(steps.size() - 1)));
+  if (wraps && result_local.empty()) steps.push_back(wrap_step(out.elem, static_cast<int32_t>(steps.size() - 1)));
   if (operands.empty()) cx.error("every operand is a constant; the build should have folded it");
   std::vector<Arg> args = {Arg::of_expr(steps)};
   args.insert(args.end(), operands.begin(), operands.end());
+  if (!result_local.empty()) {
+    cx.call("elementwise", {TypeArg::of_axes(out.axes)}, args, {result_local});
+    if (!wraps) {
+      cx.call("cast", {TypeArg::of_code(cx.compute_type(out.elem))}, {Arg::of_tensor(result_local)});
+      return true;
+    }
+    // A narrow integer result: truncated to int64, then wrapped into its range.
+    Arg truncated = cast_operand(cx, Arg::of_tensor(result_local), ElementType::I64);
+    cx.call("elementwise", {TypeArg::of_axes(out.axes)},
+            {Arg::of_expr({{"Operand", 0, 0, 0, 0}, wrap_step(out.elem, 0)}), truncated});
+    return true;
+  }
   cx.call(is_bool_result(op) ? "compare" : "elementwise", {TypeArg::of_axes(out.axes)}, args);
   return true;
 }

@@ -69,6 +69,7 @@ TEST(Elementwise, IntegerArithmeticFollowsOnnx) {
   };
   EXPECT_EQ(run(ExprOp::Div), (std::vector<std::int64_t>{3, -3, -3, 3}));  // truncates toward zero
   EXPECT_EQ(run(ExprOp::Mod), (std::vector<std::int64_t>{1, 1, -1, -1}));  // takes the divisor's sign
+  EXPECT_EQ(run(ExprOp::Fmod), (std::vector<std::int64_t>{1, -1, 1, -1}));  // takes the dividend's sign
   EXPECT_EQ(run(ExprOp::Pow), (std::vector<std::int64_t>{49, 49, 0, 0}));
   Tensor<std::int64_t, Axes<Feat>> big({1}, {std::numeric_limits<std::int64_t>::max()}), one({1}, {1});
   const ExprStep add[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {ExprOp::Add, 0, 1}};
