@@ -53,16 +53,18 @@ void write_tensor(const std::string& path, const T& t) {
 // namespace <ns> { int main_case(dir, backend, checkpoint) } for one module.
 std::string module_part(const emit::ModuleInterface& m, const std::string& ns) {
   std::string s = "namespace " + ns + " {\nusing namespace " + m.name + ";  // the module's axis markers and Tensor, unqualified\nusing namespace loam_harness;\n\n";
-  s += "template <class B>\nint run(B& backend, const Weights& weights, const std::string& dir, const std::string& tag) {\n";
+  // The backend parameter is spelled with a name the module reserves: a plain `B` would hide an
+  // axis marker the model calls B (so would a local named after one, hence the loam_ prefixes).
+  s += "template <class LoamBackend>\nint run(LoamBackend& backend, const Weights& weights, const std::string& loam_dir, const std::string& loam_tag) {\n";
   for (std::size_t i = 0; i < m.inputs.size(); ++i)
-    s += "  auto in" + std::to_string(i) + " = read_tensor<" + m.inputs[i].cpp_type + ">(dir + \"/input_" +
+    s += "  auto loam_in" + std::to_string(i) + " = read_tensor<" + m.inputs[i].cpp_type + ">(loam_dir + \"/input_" +
          std::to_string(i) + ".bin\");\n";
-  s += "  auto result = " + m.name + "::forward(backend, weights";
-  for (std::size_t i = 0; i < m.inputs.size(); ++i) s += ", in" + std::to_string(i);
-  s += ");\n  if (!result) { std::fprintf(stderr, \"%s\\n\", result.error().what().c_str()); return 3; }\n";
+  s += "  auto loam_result = " + m.name + "::forward(backend, weights";
+  for (std::size_t i = 0; i < m.inputs.size(); ++i) s += ", loam_in" + std::to_string(i);
+  s += ");\n  if (!loam_result) { std::fprintf(stderr, \"%s\\n\", loam_result.error().what().c_str()); return 3; }\n";
   for (std::size_t i = 0; i < m.outputs.size(); ++i) {
-    std::string v = m.outputs_struct ? "result->" + m.outputs[i].ident : "*result";
-    s += "  write_tensor(dir + \"/\" + tag + \"_output_" + std::to_string(i) + ".bin\", " + v + ");\n";
+    std::string v = m.outputs_struct ? "loam_result->" + m.outputs[i].ident : "*loam_result";
+    s += "  write_tensor(loam_dir + \"/\" + loam_tag + \"_output_" + std::to_string(i) + ".bin\", " + v + ");\n";
   }
   s += "  return 0;\n}\n\n";
   s += "inline int main_case(const std::string& dir, const std::string& backend, const char* checkpoint) {\n";
