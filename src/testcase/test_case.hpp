@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,12 +57,17 @@ struct SuiteReport {
   int passed = 0;        // cases whose every data set passed
   int attempted = 0;     // cases in scope
   int out_of_scope = 0;  // cases with an operator outside the set
+  int missing = 0;       // listed cases (`only`) no suite directory holds
 };
 
 // Runs every case directory under each suite directory whose operators are all in scope, `batch`
 // cases to one harness compile, printing one line per case. Out-of-scope cases are listed with
-// the operator that put them there.
+// the operator that put them there. With `only`, just the cases of those names (a name no suite
+// holds is printed as missing and counted).
 SuiteReport run_suites(const std::vector<std::filesystem::path>& suites, const TestCaseOptions& options,
-                       std::size_t batch, std::ostream& log);
+                       std::size_t batch, std::ostream& log, const std::optional<std::set<std::string>>& only = std::nullopt);
+
+// The case names of a list file: one a line; blank lines and lines starting with '#' are skipped.
+std::set<std::string> read_case_list(const std::filesystem::path& file);
 
 }  // namespace loam::testcase

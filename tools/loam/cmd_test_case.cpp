@@ -1,10 +1,12 @@
-// loam test-case DIR... [--options F] [--keep DIR] [--no-opaque]
+// loam test-case DIR... [--options F] [--keep DIR] [--no-opaque] [--suite [--batch N] [--cases FILE]] [--cxx-flags F]
 // Builds the model of each ONNX backend-test directory, compiles one harness with $CXX (default
 // g++), runs every test_data_set_* on Cpu and OpaqueBackend and compares; prints `N passed, N failed`
 // (data sets) and exits 0 only if all pass. Several directories share one harness compile.
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include "subcommand.hpp"
 #include "testcase/test_case.hpp"
@@ -18,6 +20,8 @@ struct TestCaseArgs {
   bool no_opaque = false;
   bool suite = false;
   std::size_t batch = 24;
+  std::string cases;
+  std::string cxx_flags;
 };
 
 const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app) -> loam::cli::Run {
@@ -31,18 +35,34 @@ const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app)
                 "each DIR is a suite of case directories: run those whose operators are in scope and "
                 "report passed / attempted / out of scope");
   sub->add_option("--batch", args->batch, "cases compiled into one harness in --suite mode (default 24)");
+  sub->add_option("--cases", args->cases,
+                  "with --suite: run only the cases named in this file (one a line, '#' comments); every "
+                  "one must be found, in scope and pass");
+  sub->add_option("--cxx-flags", args->cxx_flags,
+                  "flags for compiling the harness (default \"-std=c++23 -O2 -march=native\")");
   return [args]() -> int {
     loam::testcase::TestCaseOptions o;
     if (!args->options.empty()) o.options_file = args->options;
     if (!args->keep.empty()) o.work_dir = args->keep;
     if (const char* cxx = std::getenv("CXX"); cxx && *cxx) o.cxx = cxx;
     o.opaque = !args->no_opaque;
+    if (!args->cxx_flags.empty()) o.cxx_flags = args->cxx_flags;
     std::vector<std::filesystem::path> dirs(args->dirs.begin(), args->dirs.end());
+    if (!args->cases.empty() && !args->suite) {
+      std::cerr << "loam test-case: --cases needs --suite\n";
+      return 2;
+    }
     if (args->suite) {
-      auto rep = loam::testcase::run_suites(dirs, o, args->batch == 0 ? 1 : args->batch, std::cout);
+      std::optional<std::set<std::string>> only;
+      if (!args->cases.empty()) only = loam::testcase::read_case_list(args->cases);
+      auto rep = loam::testcase::run_suites(dirs, o, args->batch == 0 ? 1 : args->batch, std::cout, only);
       std::cout << rep.passed << " passed / " << rep.attempted << " attempted / " << rep.out_of_scope
-                << " out of scope\n";
-      return rep.passed == rep.attempted ? 0 : 1;
+                << " out of scope";
+      if (only) std::cout << " / " << rep.missing << " missing";
+      std::cout << "\n";
+      // A listed case must be found, in scope and pass.
+      bool listed_ok = !only || (rep.out_of_scope == 0 && rep.missing == 0);
+      return rep.passed == rep.attempted && listed_ok ? 0 : 1;
     }
     auto results = loam::testcase::run_test_cases(dirs, o, std::cout);
     int passed = 0, failed = 0;
