@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <thread>
 
@@ -37,6 +38,10 @@ struct Exec {
 // Runs argv without a shell, capturing its output, killing it after `timeout` seconds.
 Exec run_process(const std::vector<std::string>& argv, int timeout) {
   Exec r;
+  // argv is laid out before fork: the child of a threaded process (--jobs) only execs.
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   int pipefd[2];
   if (pipe(pipefd) != 0) return r;
   pid_t pid = fork();
@@ -50,9 +55,6 @@ Exec run_process(const std::vector<std::string>& argv, int timeout) {
     dup2(pipefd[1], 2);
     close(pipefd[0]);
     close(pipefd[1]);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     execvp(args[0], args.data());
     _exit(127);
   }
@@ -377,7 +379,7 @@ std::set<std::string> read_case_list(const fs::path& file) {
 }
 
 SuiteReport run_suites(const std::vector<fs::path>& suites, const TestCaseOptions& o, std::size_t batch,
-                       std::ostream& log, const std::optional<std::set<std::string>>& only) {
+                       std::ostream& log, const std::optional<std::set<std::string>>& only, std::size_t jobs) {
   SuiteReport rep;
   std::vector<fs::path> in_scope;
   std::set<std::string> found;
@@ -417,23 +419,48 @@ SuiteReport run_suites(const std::vector<fs::path>& suites, const TestCaseOption
         log << name << ": missing (listed, but no suite directory holds it)\n";
       }
   rep.attempted = static_cast<int>(in_scope.size());
-  for (std::size_t start = 0; start < in_scope.size(); start += batch) {
-    std::vector<fs::path> part(in_scope.begin() + static_cast<std::ptrdiff_t>(start),
-                               in_scope.begin() + static_cast<std::ptrdiff_t>(std::min(in_scope.size(), start + batch)));
+  // Batches run `jobs` at a time (each compiles its own harness); their lines are printed in batch
+  // order, so the log does not depend on which finishes first.
+  std::vector<std::vector<fs::path>> parts;
+  for (std::size_t start = 0; start < in_scope.size(); start += batch)
+    parts.emplace_back(in_scope.begin() + static_cast<std::ptrdiff_t>(start),
+                       in_scope.begin() + static_cast<std::ptrdiff_t>(std::min(in_scope.size(), start + batch)));
+  struct BatchOutcome {
+    std::vector<TestCaseResult> results;
+    std::string detail;
+  };
+  auto run_part = [&o](const std::vector<fs::path>& part) {
+    BatchOutcome b;
     std::ostringstream detail;
-    auto results = run_test_cases(part, o, detail);
-    for (std::size_t k = 0; k < part.size(); ++k) {
-      bool ok = results[k].failed == 0 && results[k].passed > 0;
-      rep.passed += ok ? 1 : 0;
-      log << part[k].filename().string() << ": " << (ok ? "PASS" : "FAIL") << "\n";
+    try {
+      b.results = run_test_cases(part, o, detail);
+    } catch (const Error& e) {
+      detail << "error: " << e.what() << "\n";
+      b.results.assign(part.size(), TestCaseResult{0, 1, false, e.what()});
     }
-    // Why each failure failed, after the batch's verdicts.
-    std::string text = detail.str();
-    std::istringstream lines(text);
-    std::string line;
-    while (std::getline(lines, line))
-      if (line.find(": passed") == std::string::npos) log << "  " << line << "\n";
-    log.flush();
+    b.detail = detail.str();
+    return b;
+  };
+  const std::size_t width = std::max<std::size_t>(1, jobs);
+  for (std::size_t first = 0; first < parts.size(); first += width) {
+    std::vector<std::future<BatchOutcome>> running;
+    for (std::size_t k = first; k < std::min(parts.size(), first + width); ++k)
+      running.push_back(std::async(std::launch::async, run_part, std::cref(parts[k])));
+    for (std::size_t j = 0; j < running.size(); ++j) {
+      const auto& part = parts[first + j];
+      BatchOutcome b = running[j].get();
+      for (std::size_t k = 0; k < part.size(); ++k) {
+        bool ok = b.results[k].failed == 0 && b.results[k].passed > 0;
+        rep.passed += ok ? 1 : 0;
+        log << part[k].filename().string() << ": " << (ok ? "PASS" : "FAIL") << "\n";
+      }
+      // Why each failure failed, after the batch's verdicts.
+      std::istringstream lines(b.detail);
+      std::string line;
+      while (std::getline(lines, line))
+        if (line.find(": passed") == std::string::npos) log << "  " << line << "\n";
+      log.flush();
+    }
   }
   return rep;
 }

@@ -63,9 +63,10 @@ struct SuiteReport {
 // Runs every case directory under each suite directory whose operators are all in scope, `batch`
 // cases to one harness compile, printing one line per case. Out-of-scope cases are listed with
 // the operator that put them there. With `only`, just the cases of those names (a name no suite
-// holds is printed as missing and counted).
+// holds is printed as missing and counted). `jobs` batches compile and run at once.
 SuiteReport run_suites(const std::vector<std::filesystem::path>& suites, const TestCaseOptions& options,
-                       std::size_t batch, std::ostream& log, const std::optional<std::set<std::string>>& only = std::nullopt);
+                       std::size_t batch, std::ostream& log, const std::optional<std::set<std::string>>& only = std::nullopt,
+                       std::size_t jobs = 1);
 
 // The case names of a list file: one a line; blank lines and lines starting with '#' are skipped.
 std::set<std::string> read_case_list(const std::filesystem::path& file);

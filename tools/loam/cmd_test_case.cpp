@@ -1,4 +1,4 @@
-// loam test-case DIR... [--options F] [--keep DIR] [--no-opaque] [--suite [--batch N] [--cases FILE]] [--cxx-flags F]
+// loam test-case DIR... [--options F] [--keep DIR] [--no-opaque] [--suite [--batch N] [--jobs N] [--cases FILE]] [--cxx-flags F]
 // Builds the model of each ONNX backend-test directory, compiles one harness with $CXX (default
 // g++), runs every test_data_set_* on Cpu and OpaqueBackend and compares; prints `N passed, N failed`
 // (data sets) and exits 0 only if all pass. Several directories share one harness compile.
@@ -22,6 +22,7 @@ struct TestCaseArgs {
   std::size_t batch = 24;
   std::string cases;
   std::string cxx_flags;
+  std::size_t jobs = 1;
 };
 
 const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app) -> loam::cli::Run {
@@ -38,6 +39,7 @@ const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app)
   sub->add_option("--cases", args->cases,
                   "with --suite: run only the cases named in this file (one a line, '#' comments); every "
                   "one must be found, in scope and pass");
+  sub->add_option("--jobs", args->jobs, "with --suite: batches compiled and run at once (default 1)");
   sub->add_option("--cxx-flags", args->cxx_flags,
                   "flags for compiling the harness (default \"-std=c++23 -O2 -march=native\")");
   return [args]() -> int {
@@ -55,7 +57,8 @@ const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app)
     if (args->suite) {
       std::optional<std::set<std::string>> only;
       if (!args->cases.empty()) only = loam::testcase::read_case_list(args->cases);
-      auto rep = loam::testcase::run_suites(dirs, o, args->batch == 0 ? 1 : args->batch, std::cout, only);
+      auto rep = loam::testcase::run_suites(dirs, o, args->batch == 0 ? 1 : args->batch, std::cout, only,
+                                            args->jobs == 0 ? 1 : args->jobs);
       std::cout << rep.passed << " passed / " << rep.attempted << " attempted / " << rep.out_of_scope
                 << " out of scope";
       if (only) std::cout << " / " << rep.missing << " missing";
