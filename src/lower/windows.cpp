@@ -41,6 +41,8 @@ bool lower_windows(LowerContext& cx, const Node& n) {
     return true;
   }
   if (op == "MaxPool" || op == "AveragePool") {
+    if (cx.compute_type(cx.info(cx.in(0)).elem) != "float")
+      cx.error(std::string("the pool kernels compute in float, not in ") + element_type_name(cx.info(cx.in(0)).elem));
     TensorInfo out = cx.info(n.outputs.at(0));
     cx.call(op == "MaxPool" ? "max_pool" : "average_pool", {TypeArg::of_axes(out.axes)},
             {Arg::of_tensor(cx.in(0)), Arg::of_code(window_params(cx))});
