@@ -733,8 +733,8 @@ struct Cpu {
   }
 
   template <class LA, class K, class N>
-  auto matmul(const Tensor<float, LA>& a, const PackedMatrix<K, N>& w) const {
-    return packed_product(a, w, nullptr, false);
+  auto matmul(const Tensor<float, LA>& a, const PackedMatrix<K, N>& w, bool relu = false) const {
+    return packed_product(a, w, nullptr, relu);
   }
   template <class LA, class K, class N>
   auto matmul_bias(const Tensor<float, LA>& a, const PackedMatrix<K, N>& w, const Tensor<float, Axes<N>>& bias, bool relu = false) const {
@@ -756,13 +756,14 @@ struct Cpu {
   // Y = alpha * A' B' + beta * C, C broadcast to [M, N].
   template <class Out, bool TA, class LA, class LC>
   static HostTensor<float, Out> gemm_core(const HostTensor<float, LA>& a, std::int64_t k, std::int64_t n, const Sgemm::BOperand& b,
-                                          const HostTensor<float, LC>* c, float alpha, float beta) {
+                                          const HostTensor<float, LC>* c, float alpha, float beta, bool relu) {
     const std::int64_t m = a.extents()[TA ? 1 : 0];
     if (a.extents()[TA ? 0 : 1] != k) throw KernelMisuse("gemm: A contracts " + std::to_string(a.extents()[TA ? 0 : 1]) + " elements, B " + std::to_string(k));
     auto out = HostTensor<float, Out>::uninitialized({m, n});
     float* y = out.mutable_data_unchecked();
     Sgemm::Epilogue ep;
     ep.alpha = alpha;
+    ep.relu = relu;
     if (c != nullptr && beta != 0.0f) {
       const auto& ce = c->extents();
       constexpr std::size_t rc = AxisRank<LC>;
@@ -790,40 +791,42 @@ struct Cpu {
   }
 
   template <bool TA = false, bool TB = false, class LA, class LB>
-  auto gemm(const Tensor<float, LA>& a, const Tensor<float, LB>& b, float alpha = 1.0f) const {
+  auto gemm(const Tensor<float, LA>& a, const Tensor<float, LB>& b, float alpha = 1.0f, bool relu = false) const {
     using Out = typename GemmRule<LA, LB, TA, TB>::Result;
     const std::int64_t k = b.extents()[TB ? 1 : 0], n = b.extents()[TB ? 0 : 1];
-    if (!TB) return gemm_core<Out, TA, LA, Axes<>>(a, k, n, Sgemm::BOperand::row_major(b.data(), n), nullptr, alpha, 0.0f);
+    if (!TB) return gemm_core<Out, TA, LA, Axes<>>(a, k, n, Sgemm::BOperand::row_major(b.data(), n), nullptr, alpha, 0.0f, relu);
     auto packed = gemm_pack_b<TA, TB, LA, LB>(b);
-    return gemm_core<Out, TA, LA, Axes<>>(a, k, n, Sgemm::packed_b(packed.first.data(), k), nullptr, alpha, 0.0f);
+    return gemm_core<Out, TA, LA, Axes<>>(a, k, n, Sgemm::packed_b(packed.first.data(), k), nullptr, alpha, 0.0f, relu);
   }
 
   template <bool TA = false, bool TB = false, class LA, class LB, class LC>
-  auto gemm(const Tensor<float, LA>& a, const Tensor<float, LB>& b, const Tensor<float, LC>& c, float alpha = 1.0f, float beta = 1.0f) const {
+  auto gemm(const Tensor<float, LA>& a, const Tensor<float, LB>& b, const Tensor<float, LC>& c, float alpha = 1.0f, float beta = 1.0f,
+            bool relu = false) const {
     using Out = typename GemmRule<LA, LB, TA, TB>::Result;
     static_assert(AxesBroadcastTo<LC, Out>, "gemm: C's axes must broadcast to the result's [M, N], aligned at the end");
     const std::int64_t k = b.extents()[TB ? 1 : 0], n = b.extents()[TB ? 0 : 1];
-    if (!TB) return gemm_core<Out, TA, LA, LC>(a, k, n, Sgemm::BOperand::row_major(b.data(), n), &c, alpha, beta);
+    if (!TB) return gemm_core<Out, TA, LA, LC>(a, k, n, Sgemm::BOperand::row_major(b.data(), n), &c, alpha, beta, relu);
     auto packed = gemm_pack_b<TA, TB, LA, LB>(b);
-    return gemm_core<Out, TA, LA, LC>(a, k, n, Sgemm::packed_b(packed.first.data(), k), &c, alpha, beta);
+    return gemm_core<Out, TA, LA, LC>(a, k, n, Sgemm::packed_b(packed.first.data(), k), &c, alpha, beta, relu);
   }
 
   // Gemm with its B packed when the weights loaded (PackedMatrix, or PackedMatrix::from_transposed
   // for transB = 1).
   template <bool TA = false, class LA, class K, class N>
-  auto gemm(const Tensor<float, LA>& a, const PackedMatrix<K, N>& b, float alpha = 1.0f) const {
+  auto gemm(const Tensor<float, LA>& a, const PackedMatrix<K, N>& b, float alpha = 1.0f, bool relu = false) const {
     static_assert(AxisRank<LA> == 2, "gemm: A has two axes");
     static_assert(std::is_same_v<AxisAt<TA ? 0 : 1, LA>, K>, "gemm: the contracted axis K must be one axis on both operands (after transA / transB)");
     using Out = Axes<AxisAt<TA ? 1 : 0, LA>, N>;
-    return gemm_core<Out, TA, LA, Axes<>>(a, b.k(), b.n(), b.operand(), nullptr, alpha, 0.0f);
+    return gemm_core<Out, TA, LA, Axes<>>(a, b.k(), b.n(), b.operand(), nullptr, alpha, 0.0f, relu);
   }
   template <bool TA = false, class LA, class K, class N, class LC>
-  auto gemm(const Tensor<float, LA>& a, const PackedMatrix<K, N>& b, const Tensor<float, LC>& c, float alpha = 1.0f, float beta = 1.0f) const {
+  auto gemm(const Tensor<float, LA>& a, const PackedMatrix<K, N>& b, const Tensor<float, LC>& c, float alpha = 1.0f, float beta = 1.0f,
+            bool relu = false) const {
     static_assert(AxisRank<LA> == 2, "gemm: A has two axes");
     static_assert(std::is_same_v<AxisAt<TA ? 0 : 1, LA>, K>, "gemm: the contracted axis K must be one axis on both operands (after transA / transB)");
     using Out = Axes<AxisAt<TA ? 1 : 0, LA>, N>;
     static_assert(AxesBroadcastTo<LC, Out>, "gemm: C's axes must broadcast to the result's [M, N], aligned at the end");
-    return gemm_core<Out, TA, LA, LC>(a, b.k(), b.n(), b.operand(), &c, alpha, beta);
+    return gemm_core<Out, TA, LA, LC>(a, b.k(), b.n(), b.operand(), &c, alpha, beta, relu);
   }
 
   // ---------------------------------------------------------------- windows

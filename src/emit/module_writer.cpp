@@ -153,6 +153,8 @@ class Writer {
 
   void write_axes();
   void write_weights();
+  std::string prepared_type(const lower::PreparedWeight& p);
+  void write_prepared_init();
   void write_forward();
   // Forward's statements: owed checks, kernel calls, and an If as one `if` with a block per branch.
   void write_owed(const stage0::OwedCondition& c);
@@ -292,6 +294,15 @@ void Writer::write_weights() {
     weight_info_[w.info.name] = w.info;
     out_ << "  " << host_type(w.info) << " " << id << ";  // " << comment_safe(w.info.name) << "\n";
   }
+  if (!m_.prepared.empty())
+    out_ << "  // Weights in the form a kernel reads them, built from the members above once, when the weights\n"
+            "  // load: forward never packs or regroups a constant. Built eagerly rather than on first use so\n"
+            "  // a const Weights can be shared by threads calling forward with no synchronisation.\n";
+  for (const auto& p : m_.prepared) {
+    std::string id = names_.mint(p.name);
+    out_ << "  " << prepared_type(p) << " " << id << ";  // " << comment_safe(p.source) << ", "
+         << (p.packed() ? "packed" : "regrouped") << "\n";
+  }
   out_ << "\n  // Checks the safetensors header it is given and every payload it reads; a LoadError names the\n"
           "  // tensor and the axis that disagree.\n"
           "  static LoadResult<Weights> load(std::span<const std::byte> checkpoint);\n";
@@ -325,6 +336,7 @@ void Writer::write_weights() {
   if (all_embedded) {
     out_ << "inline Weights Weights::embedded() {\n  Weights w;\n";
     for (std::size_t i = 0; i < m_.weights.size(); ++i) embedded_init(out_, i, "w");
+    write_prepared_init();
     out_ << "  return w;\n}\n\n";
   }
   out_ << "inline LoadResult<Weights> Weights::load([[maybe_unused]] std::span<const std::byte> checkpoint) {\n"
@@ -347,7 +359,45 @@ void Writer::write_weights() {
     for (std::size_t k = 0; k < w.info.axes.size(); ++k) out_ << (k ? ", " : "") << quote(w.info.axes[k].text());
     out_ << "});\n    if (!t) return std::unexpected(t.error());\n    w." << members[i] << " = std::move(*t);\n  }\n";
   }
+  write_prepared_init();
   out_ << "  return w;\n}\n\n";
+}
+
+std::string Writer::prepared_type(const lower::PreparedWeight& p) {
+  using F = lower::PreparedWeight::Form;
+  const auto& ax = p.info.axes;
+  switch (p.form) {
+    case F::PackedConv: return "PackedConv<" + axes_cpp(ax) + ">";
+    case F::PackedMatrix: return "PackedMatrix<" + axis_cpp(ax.at(0)) + ", " + axis_cpp(ax.at(1)) + ">";
+    case F::PackedMatrixTransposed: return "PackedMatrix<" + axis_cpp(ax.at(1)) + ", " + axis_cpp(ax.at(0)) + ">";
+    case F::Regrouped: return host_type(p.info);
+  }
+  return "";
+}
+
+// Each prepared weight from the loaded member `w.<source>` (regrouped first where the form reads
+// other axes or extents; a regrouping shares the elements).
+void Writer::write_prepared_init() {
+  using F = lower::PreparedWeight::Form;
+  for (const auto& p : m_.prepared) {
+    const TensorInfo& src = weight_info_.at(p.source);
+    std::string from = "w." + names_.mint(p.source);
+    if (src.axes != p.info.axes || src.dims != p.info.dims) {
+      std::string ext = "{";
+      auto e = static_extents(p.info);
+      for (std::size_t k = 0; k < e.size(); ++k) ext += (k ? ", " : "") + std::to_string(e[k]);
+      from += ".regrouped<" + axes_cpp(p.info.axes) + ">(" + ext + "})";
+    }
+    std::string type = prepared_type(p);
+    std::string value;
+    switch (p.form) {
+      case F::PackedConv: value = type + "(" + from + ", " + std::to_string(p.group) + ")"; break;
+      case F::PackedMatrix: value = type + "(" + from + ")"; break;
+      case F::PackedMatrixTransposed: value = type + "::from_transposed(" + from + ")"; break;
+      case F::Regrouped: value = from; break;
+    }
+    out_ << "  w." << names_.mint(p.name) << " = " << value << ";\n";
+  }
 }
 
 std::string Writer::folded_literal(const lower::FoldedTensor& f) {
@@ -613,13 +663,41 @@ void Writer::write_forward() {
     body_ += "  const " + device_type(in) + " " + var + " = " + up + ";\n";
     device_[in.name] = var;
   }
+  // A weight is uploaded as stored only where a kernel reads it so (or the graph returns it); a
+  // packed weight is a host object every backend takes as it is.
+  std::set<std::string> read_as_stored;
+  std::function<void(const std::vector<lower::KernelCall>&)> reads = [&](const std::vector<lower::KernelCall>& calls) {
+    for (const auto& c : calls) {
+      for (const auto& a : c.args)
+        if (a.kind == Arg::Kind::Tensor) read_as_stored.insert(a.tensor);
+      if (!c.branch) continue;
+      read_as_stored.insert(c.branch->condition);
+      for (const lower::Block* b : {&c.branch->then_block, &c.branch->else_block}) {
+        reads(b->calls);
+        read_as_stored.insert(b->outputs.begin(), b->outputs.end());
+      }
+    }
+  };
+  reads(m_.calls);
+  for (const auto& o : m_.outputs) read_as_stored.insert(o.name);
   for (const auto& w : m_.weights) {
+    if (!read_as_stored.count(w.info.name)) continue;
     std::string member = names_.mint(w.info.name);
     std::string var = names_.fresh(member + "_dev");
     std::string up = "backend.upload(weights." + member + ")";
     if (compute_cpp(w.info.elem) != element_cpp(w.info.elem)) up = "backend.template cast<" + compute_cpp(w.info.elem) + ">(" + up + ")";
     body_ += "  const " + device_type(w.info) + " " + var + " = " + up + ";\n";
     device_[w.info.name] = var;
+  }
+  for (const auto& p : m_.prepared) {
+    std::string member = names_.mint(p.name);
+    if (p.packed()) {
+      device_[p.name] = "weights." + member;
+      continue;
+    }
+    std::string var = names_.fresh(member + "_dev");
+    body_ += "  const " + device_type(p.info) + " " + var + " = backend.upload(weights." + member + ");\n";
+    device_[p.name] = var;
   }
   for (const auto& f : m_.folded) {
     std::string var = names_.fresh(identifier_spelling(f.info.name) + "_dev");

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lower/fusion.hpp"
 #include "lower/module.hpp"
 
 namespace loam::lower {
@@ -23,6 +24,11 @@ class LowerContext {
   std::string origin;
   LoweredModule& out;
   const Node* node = nullptr;
+  // The fusion plan's entry for the node being lowered, when it heads a fused contraction: the call
+  // then defines fusion->result and reads the packed weight and bias the plan chose.
+  const ProductFusion* fusion = nullptr;
+  // The plan for the top-level graph, while its nodes are lowered.
+  const FusionPlan* plan = nullptr;
 
   std::string where() const;
   [[noreturn]] void error(const std::string& message) const;
@@ -55,6 +61,12 @@ class LowerContext {
   // Aligns an operand at the end of `out_axes` and lifts any axis of 1 whose name differs and is
   // not fixed at 1; returns the argument to pass.
   Arg broadcast_operand(const std::string& tensor, const std::vector<AxisName>& out_axes);
+
+  // The name a kernel reads `source` by in a prepared form (registered once in out.prepared).
+  std::string prepared(PreparedWeight::Form form, const std::string& source, const TensorInfo& as, int64_t group = 1);
+  // The constant `bias` as a tensor of one axis, `axis` of `length` (regrouped at load unless it is
+  // that already): the bias a contraction's kernel adds per output channel.
+  Arg channel_bias(const std::string& bias, const AxisName& axis, const Extent& length);
 
   // The C++ element type the kernels compute a tensor of `t` in.
   std::string compute_type(ElementType t) const;

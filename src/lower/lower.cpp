@@ -172,6 +172,32 @@ Arg LowerContext::broadcast_operand(const std::string& tensor, const std::vector
   return change ? lifted(tensor, to) : Arg::of_tensor(tensor);
 }
 
+std::string LowerContext::prepared(PreparedWeight::Form form, const std::string& source, const TensorInfo& as,
+                                   int64_t group) {
+  for (const auto& p : out.prepared)
+    if (p.form == form && p.source == source && p.info.axes == as.axes && p.info.dims == as.dims && p.group == group)
+      return p.name;
+  PreparedWeight p;
+  p.form = form;
+  p.source = source;
+  p.info = as;
+  p.info.name = source;
+  p.group = group;
+  std::string suffix = form == PreparedWeight::Form::Regrouped ? "@channels" : "@packed";
+  p.name = source + suffix;
+  for (int k = 2; std::any_of(out.prepared.begin(), out.prepared.end(), [&](const PreparedWeight& q) { return q.name == p.name; }); ++k)
+    p.name = source + suffix + std::to_string(k);
+  out.prepared.push_back(p);
+  return p.name;
+}
+
+Arg LowerContext::channel_bias(const std::string& bias, const AxisName& axis, const Extent& length) {
+  TensorInfo b = info(bias);
+  if (b.axes.size() == 1 && b.axes[0] == axis) return Arg::of_tensor(bias);
+  TensorInfo as{bias, b.elem, {axis}, {length}};
+  return Arg::of_tensor(prepared(PreparedWeight::Form::Regrouped, bias, as));
+}
+
 std::string LowerContext::compute_type(ElementType t) const {
   if (t == ElementType::F16 || t == ElementType::BF16) return "float";
   if (is_narrow_integer(t)) return "std::int64_t";
@@ -252,12 +278,20 @@ void provide_tensor(LowerContext& cx, const std::string& name, std::set<std::str
 
 void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::NodeState>& nodes,
                  std::set<std::string>& defined) {
+  // The fusion plan speaks of the top-level graph's nodes (a branch's block is lowered unfused).
+  const FusionPlan* plan = &g == &cx.model.graph ? cx.plan : nullptr;
   for (const auto& ns : nodes) {
-    if (ns.folded) continue;
+    // A node the plan folded into a contraction's call is computed by that call.
+    if (ns.folded || (plan && plan->absorbed.count(ns.index))) continue;
     const Node& n = g.nodes.at(ns.index);
     cx.node = &n;
-    for (auto i : axes::data_operands(n))
-      if (!axes::is_folded_scalar_operand(n, i, cx.st)) provide_tensor(cx, n.inputs[i], defined);
+    auto head = plan ? plan->heads.find(ns.index) : std::map<std::size_t, ProductFusion>::const_iterator{};
+    cx.fusion = plan && head != plan->heads.end() ? &head->second : nullptr;
+    for (auto i : axes::data_operands(n)) {
+      if (cx.fusion && cx.fusion->packed && cx.fusion->packed->input == i) provide_tensor(cx, cx.fusion->packed->weight, defined);
+      else if (!axes::is_folded_scalar_operand(n, i, cx.st)) provide_tensor(cx, n.inputs[i], defined);
+    }
+    if (cx.fusion && !cx.fusion->bias.empty()) provide_tensor(cx, cx.fusion->bias, defined);
     bool done = false;
     if (ns.branches) {
       lower_if(cx, n, *ns.branches, defined);
@@ -274,8 +308,10 @@ void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::Nod
                  ", which the kernels hold in int64 and would not take back into its range");
     for (const auto& o : n.outputs)
       if (!o.empty()) defined.insert(o);
+    if (cx.fusion) defined.insert(cx.fusion->result);
   }
   cx.node = nullptr;
+  cx.fusion = nullptr;
 }
 
 LoweredModule lower_module(const Model& model, const stage0::Stage0Result& st,
@@ -286,13 +322,16 @@ LoweredModule lower_module(const Model& model, const stage0::Stage0Result& st,
   m.owed = st.owed;
   m.bindings = st.bindings;
   LowerContext cx(model, st, naming, origin, m);
+  const FusionPlan plan = plan_fusion(model, st, naming);
 
   std::set<std::string> defined;  // tensors forward holds so far
   for (const auto& name : st.inputs) {
     m.inputs.push_back(cx.info(name));
     defined.insert(name);
   }
+  cx.plan = &plan;
   lower_nodes(cx, model.graph, st.nodes, defined);
+  cx.plan = nullptr;
   for (const auto& name : st.outputs) {
     provide_tensor(cx, name, defined);
     m.outputs.push_back(cx.info(name));

@@ -102,10 +102,28 @@ struct Weight {
   const TensorData* data = nullptr;  // the graph's data, if it carries it; else the checkpoint's
 };
 
+// A weight in the form a kernel reads it, built once when the weights load (in Weights::load and
+// Weights::embedded), so forward never packs or regroups a constant. Kernels read it by `name`.
+struct PreparedWeight {
+  enum class Form : uint8_t {
+    PackedConv,              // PackedConv<info.axes>(source, group)
+    PackedMatrix,            // PackedMatrix<K, N>(source), info.axes = [K, N]
+    PackedMatrixTransposed,  // PackedMatrix<K, N>::from_transposed(source), info.axes = [N, K] (Gemm's transB)
+    Regrouped,               // the source's elements under info's axes and extents (a bias [C, 1, 1] read as [C])
+  };
+  Form form = Form::Regrouped;
+  std::string name;    // "<source>@packed", "<source>@channels", ...: never a graph tensor's spelling
+  std::string source;  // the weight (an initializer) it is built from
+  TensorInfo info;     // the source as the form reads it: regrouped to these axes and extents first
+  int64_t group = 1;   // PackedConv
+  bool packed() const { return form != Form::Regrouped; }
+};
+
 struct LoweredModule {
   std::vector<TensorInfo> inputs;   // forward's tensor parameters, in graph order
   std::vector<TensorInfo> outputs;  // what forward returns, in order
   std::vector<Weight> weights;
+  std::vector<PreparedWeight> prepared;  // in order of first use; each source is in `weights`
   std::vector<FoldedTensor> folded;
   std::vector<KernelCall> calls;
   std::vector<std::string> axes;              // plain axis names, first appearance

@@ -8,6 +8,24 @@ namespace loam::lower {
 
 bool lower_products(LowerContext& cx, const Node& n) {
   if (!n.domain.empty()) return false;
+  const ProductFusion* f = cx.fusion;
+  if (n.op_type == "MatMul" && f && f->packed) {
+    // The plan checked the packed form's signature: a [.., K] x [K, N] -> [.., N].
+    TensorInfo out = cx.info(f->result);
+    std::string w = cx.prepared(PreparedWeight::Form::PackedMatrix, f->packed->weight, cx.info(f->packed->operand));
+    if (!f->bias.empty()) {
+      cx.call("matmul_bias", {},
+              {Arg::of_tensor(cx.in(0)), Arg::of_tensor(w), cx.channel_bias(f->bias, out.axes.back(), out.dims.back()),
+               Arg::of_code(f->relu ? "true" : "false")},
+              {out.name});
+    } else {
+      std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), Arg::of_tensor(w)};
+      if (f->relu) args.push_back(Arg::of_code("true"));
+      cx.call("matmul", {}, args, {out.name});
+    }
+    cx.out.calls.back().op = f->label();
+    return true;
+  }
   if (n.op_type == "MatMul") {
     TensorInfo a = cx.info(cx.in(0)), b = cx.info(cx.in(1)), out = cx.info(n.outputs.at(0));
     if (a.elem != ElementType::F32 || b.elem != ElementType::F32) cx.error("MatMul computes in float only");
@@ -27,14 +45,27 @@ bool lower_products(LowerContext& cx, const Node& n) {
     char al[64], be[64];
     std::snprintf(al, sizeof al, "static_cast<float>(%.9g)", static_cast<double>(alpha));
     std::snprintf(be, sizeof be, "static_cast<float>(%.9g)", static_cast<double>(beta));
-    if (cx.has(2)) {
-      TensorInfo out = cx.info(n.outputs.at(0));
-      cx.call("gemm", targs,
-              {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)), cx.broadcast_operand(cx.in(2), out.axes),
-               Arg::of_code(al), Arg::of_code(be)});
-    } else {
-      cx.call("gemm", targs, {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)), Arg::of_code(al)});
+    // With a fusion plan entry: B packed at load (gemm<TA> reads a PackedMatrix<K, N>), an absorbed
+    // Add's bias as C with beta 1, and Relu in the product's store.
+    TensorInfo out = cx.info(f ? f->result : n.outputs.at(0));
+    Arg b = Arg::of_tensor(cx.in(1));
+    if (f && f->packed) {
+      b = Arg::of_tensor(cx.prepared(tb ? PreparedWeight::Form::PackedMatrixTransposed : PreparedWeight::Form::PackedMatrix,
+                                     f->packed->weight, cx.info(f->packed->operand)));
+      targs.pop_back();
     }
+    std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), b};
+    if (cx.has(2)) {
+      args.insert(args.end(), {cx.broadcast_operand(cx.in(2), out.axes), Arg::of_code(al), Arg::of_code(be)});
+    } else if (f && !f->bias.empty()) {
+      args.insert(args.end(), {cx.channel_bias(f->bias, out.axes.back(), out.dims.back()), Arg::of_code(al),
+                               Arg::of_code("1.0f")});
+    } else {
+      args.push_back(Arg::of_code(al));
+    }
+    if (f && f->relu) args.push_back(Arg::of_code("true"));
+    cx.call("gemm", targs, args, {out.name});
+    if (f) cx.out.calls.back().op = f->label();
     return true;
   }
   return false;

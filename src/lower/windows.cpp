@@ -33,11 +33,21 @@ bool lower_windows(LowerContext& cx, const Node& n) {
   if (!n.domain.empty()) return false;
   const std::string& op = n.op_type;
   if (op == "Conv") {
-    TensorInfo out = cx.info(n.outputs.at(0));
-    std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1))};
+    // With a fusion plan entry: the weight packed at load, the absorbed Add's channel bias and
+    // Relu applied in the product's store, and the result the last absorbed node's.
+    const ProductFusion* f = cx.fusion;
+    TensorInfo out = cx.info(f ? f->result : n.outputs.at(0));
+    Arg weight = Arg::of_tensor(cx.in(1));
+    if (f && f->packed)
+      weight = Arg::of_tensor(cx.prepared(PreparedWeight::Form::PackedConv, f->packed->weight, cx.info(f->packed->operand),
+                                          cx.attr_int("group", 1)));
+    std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), weight};
     if (cx.has(2)) args.push_back(Arg::of_tensor(cx.in(2)));
+    else if (f && !f->bias.empty()) args.push_back(cx.channel_bias(f->bias, out.axes.at(1), out.dims.at(1)));
     args.push_back(Arg::of_code(window_params(cx)));
-    cx.call("conv", {TypeArg::of_axes(out.axes)}, args);
+    if (f && f->relu) args.push_back(Arg::of_code("true"));
+    cx.call("conv", {TypeArg::of_axes(out.axes)}, args, {out.name});
+    if (f) cx.out.calls.back().op = f->label();
     return true;
   }
   if (op == "MaxPool" || op == "AveragePool") {

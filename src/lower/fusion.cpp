@@ -1,0 +1,240 @@
+// The fusion plan for the contractions (see fusion.hpp): which constant weight each Conv, MatMul and
+// Gemm reads packed, and which Add of a channel bias and which Relu after it its kernel computes in
+// the store of its product.
+#include "lower/fusion.hpp"
+
+#include <optional>
+
+namespace loam::lower {
+namespace {
+
+using axes::AxisName;
+
+bool is_regrouping(const Node& n) {
+  return n.domain.empty() &&
+         (n.op_type == "Reshape" || n.op_type == "Flatten" || n.op_type == "Squeeze" || n.op_type == "Unsqueeze");
+}
+
+class Planner {
+ public:
+  Planner(const Model& model, const stage0::Stage0Result& st, const axes::AxisNaming& naming)
+      : model_(model), st_(st), naming_(naming) {
+    for (const auto& ns : st.nodes) {
+      if (ns.folded) continue;
+      for (const auto& i : model.graph.nodes.at(ns.index).inputs)
+        if (!i.empty()) readers_[i].push_back(ns.index);
+      // An If's branches read tensors of this scope by name: each is a reader, so nothing they
+      // read vanishes into a fused call.
+      if (ns.branches)
+        for (std::size_t side = 0; side < 2; ++side)
+          for (const auto& t : axes::branch_reads(st, ns.branches->at(side))) readers_[t].push_back(ns.index);
+    }
+    for (const auto& o : st.outputs) outputs_.insert(o);
+  }
+
+  FusionPlan run() {
+    FusionPlan plan;
+    for (const auto& ns : st_.nodes) {
+      if (ns.folded) continue;
+      const Node& n = model_.graph.nodes.at(ns.index);
+      if (!n.domain.empty()) continue;
+      std::optional<ProductFusion> f;
+      if (n.op_type == "Conv") f = conv(ns.index, n);
+      else if (n.op_type == "MatMul") f = matmul(ns.index, n);
+      else if (n.op_type == "Gemm") f = gemm(ns.index, n);
+      if (!f || (!f->packed && f->absorbed.empty())) continue;
+      for (auto a : f->absorbed) plan.absorbed.insert(a);
+      plan.heads.emplace(ns.index, std::move(*f));
+    }
+    return plan;
+  }
+
+ private:
+  const Model& model_;
+  const stage0::Stage0Result& st_;
+  const axes::AxisNaming& naming_;
+  std::map<std::string, std::vector<std::size_t>> readers_;  // tensor -> nodes reading it, once per read
+  std::set<std::string> outputs_;
+
+  const std::vector<AxisName>* axes_of(const std::string& t) const {
+    auto it = naming_.values.find(t);
+    return it == naming_.values.end() ? nullptr : &it->second;
+  }
+  const stage0::ValueState* value(const std::string& t) const { return st_.find(t); }
+
+  // The one node reading `t`, when nothing else reads it and the graph does not return it: only
+  // then may the value vanish into a fused call.
+  const Node* sole_reader(const std::string& t, std::size_t& index) const {
+    if (outputs_.count(t)) return nullptr;
+    auto it = readers_.find(t);
+    if (it == readers_.end() || it->second.size() != 1) return nullptr;
+    index = it->second[0];
+    return &model_.graph.nodes.at(index);
+  }
+
+  bool is_float_initializer(const std::string& t) const {
+    const auto* v = value(t);
+    return v && v->source == stage0::ValueState::Source::Initializer && v->elem == ElementType::F32 && !v->value &&
+           axes_of(t);
+  }
+
+  // A float initializer, read directly or through regroupings nothing else reads (their extents
+  // are known, so the load can regroup the weight itself).
+  std::optional<PackedOperand> constant_operand(const Node& head, std::size_t input, std::vector<std::size_t>& regroupings) const {
+    if (input >= head.inputs.size() || head.inputs[input].empty()) return std::nullopt;
+    const std::string& operand = head.inputs[input];
+    std::string t = operand;
+    std::vector<std::size_t> chain;
+    while (!is_float_initializer(t)) {
+      const auto* v = value(t);
+      if (!v || v->source != stage0::ValueState::Source::Node || v->value || v->node < 0) return std::nullopt;
+      const Node& producer = model_.graph.nodes.at(static_cast<std::size_t>(v->node));
+      std::size_t reader = 0;
+      if (!is_regrouping(producer) || producer.inputs.empty() || !sole_reader(t, reader)) return std::nullopt;
+      for (const auto& d : v->dims)
+        if (!d.constant()) return std::nullopt;
+      chain.push_back(static_cast<std::size_t>(v->node));
+      t = producer.inputs[0];
+    }
+    if (!axes_of(operand)) return std::nullopt;
+    regroupings.insert(regroupings.end(), chain.begin(), chain.end());
+    return PackedOperand{input, t, operand};
+  }
+
+  // Whether `bias` is a float initializer that varies along axis `channel` of `y` only: aligned at
+  // the end, its axis over `channel` has y's length and name, and every other axis has length 1.
+  bool is_channel_bias(const std::string& bias, const std::string& y, std::size_t channel) const {
+    if (!is_float_initializer(bias)) return false;
+    const auto* b = value(bias);
+    const auto* yv = value(y);
+    const auto* ya = axes_of(y);
+    const auto* ba = axes_of(bias);
+    if (!yv || !ya || b->dims.size() > yv->dims.size()) return false;
+    std::size_t offset = yv->dims.size() - b->dims.size();
+    if (channel < offset) return false;  // the bias does not reach the channel axis
+    auto length = yv->dims.at(channel).constant();
+    if (!length) return false;
+    for (std::size_t i = 0; i < b->dims.size(); ++i) {
+      auto d = b->dims[i].constant();
+      if (!d) return false;
+      if (i + offset == channel) {
+        if (*d != *length || ba->at(i) != ya->at(channel)) return false;
+      } else if (*d != 1) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Extends `f` from its head's output: an Add of a channel bias (when `bias_allowed`), then a Relu.
+  void absorb_epilogue(ProductFusion& f, const Node& head, std::size_t channel, bool bias_allowed) const {
+    const std::string& y = head.outputs.at(0);
+    const auto* yv = value(y);
+    const auto* ya = axes_of(y);
+    f.result = y;
+    if (!yv || !ya || yv->elem != ElementType::F32) return;
+    std::size_t index = 0;
+    const Node* next = sole_reader(f.result, index);
+    if (bias_allowed && next && next->domain.empty() && next->op_type == "Add" && next->inputs.size() == 2 &&
+        next->outputs.size() == 1) {
+      const std::string& other = next->inputs[0] == f.result ? next->inputs[1] : next->inputs[0];
+      const auto* oa = axes_of(next->outputs[0]);
+      if (other != f.result && is_channel_bias(other, y, channel) && oa && *oa == *ya) {
+        f.bias = other;
+        f.absorbed.push_back(index);
+        f.result = next->outputs[0];
+        next = sole_reader(f.result, index);
+      }
+    }
+    if (next && next->domain.empty() && next->op_type == "Relu" && next->inputs.size() == 1 && next->outputs.size() == 1) {
+      const auto* ra = axes_of(next->outputs[0]);
+      if (ra && *ra == *ya) {
+        f.relu = true;
+        f.absorbed.push_back(index);
+        f.result = next->outputs[0];
+      }
+    }
+  }
+
+  std::optional<ProductFusion> conv(std::size_t index, const Node& n) const {
+    ProductFusion f;
+    f.head = index;
+    f.head_op = n.op_type;
+    std::vector<std::size_t> regroupings;
+    f.packed = constant_operand(n, 1, regroupings);
+    const auto* y = value(n.outputs.at(0));
+    if (!y || y->dims.size() < 3) return std::nullopt;
+    if (f.packed) {
+      const auto* w = value(f.packed->operand);
+      if (!w || w->dims.size() != y->dims.size()) f.packed.reset();
+    }
+    if (f.packed) f.absorbed = regroupings;
+    bool own_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
+    absorb_epilogue(f, n, 1, !own_bias);
+    return f;
+  }
+
+  std::optional<ProductFusion> matmul(std::size_t index, const Node& n) const {
+    // Only a packed weight has a fused form (`matmul_bias`), so nothing fuses without one.
+    ProductFusion f;
+    f.head = index;
+    f.head_op = n.op_type;
+    if (n.inputs.size() != 2) return std::nullopt;
+    std::vector<std::size_t> regroupings;
+    f.packed = constant_operand(n, 1, regroupings);
+    if (!f.packed) return std::nullopt;
+    const auto* a = axes_of(n.inputs[0]);
+    const auto* b = axes_of(f.packed->operand);
+    const auto* y = axes_of(n.outputs.at(0));
+    const auto* av = value(n.inputs[0]);
+    if (!a || !b || !y || !av || av->elem != ElementType::F32 || a->empty() || b->size() != 2) return std::nullopt;
+    // packed_product's signature: a [.., K] x [K, N] -> [.., N], read by name.
+    std::vector<AxisName> want(a->begin(), a->end() - 1);
+    want.push_back((*b)[1]);
+    if (a->back() != (*b)[0] || *y != want) return std::nullopt;
+    f.absorbed = regroupings;
+    absorb_epilogue(f, n, y->size() - 1, true);
+    return f;
+  }
+
+  std::optional<ProductFusion> gemm(std::size_t index, const Node& n) const {
+    ProductFusion f;
+    f.head = index;
+    f.head_op = n.op_type;
+    const Attribute* ta_attr = n.attr("transA");
+    const Attribute* tb_attr = n.attr("transB");
+    bool ta = ta_attr && ta_attr->kind == Attribute::Kind::Int && ta_attr->i != 0;
+    bool tb = tb_attr && tb_attr->kind == Attribute::Kind::Int && tb_attr->i != 0;
+    std::vector<std::size_t> regroupings;
+    f.packed = constant_operand(n, 1, regroupings);
+    const auto* a = axes_of(n.inputs.at(0));
+    const auto* y = axes_of(n.outputs.at(0));
+    if (!a || !y || a->size() != 2 || y->size() != 2) return std::nullopt;
+    if (f.packed) {
+      // gemm<TA>(a, PackedMatrix<K, N>): A's K is the weight's K; the result is [M, N].
+      const auto* b = axes_of(f.packed->operand);
+      bool fits = b && b->size() == 2 && (*a)[ta ? 0 : 1] == (*b)[tb ? 1 : 0] &&
+                  *y == std::vector<AxisName>{(*a)[ta ? 1 : 0], (*b)[tb ? 0 : 1]};
+      if (!fits) f.packed.reset();
+    }
+    if (f.packed) f.absorbed = regroupings;
+    bool has_c = n.inputs.size() > 2 && !n.inputs[2].empty();
+    absorb_epilogue(f, n, 1, !has_c);
+    return f;
+  }
+};
+
+}  // namespace
+
+std::string ProductFusion::label() const {
+  std::string s = head_op;
+  if (!bias.empty()) s += " + Add";
+  if (relu) s += " + Relu";
+  return s;
+}
+
+FusionPlan plan_fusion(const Model& model, const stage0::Stage0Result& analysed, const axes::AxisNaming& naming) {
+  return Planner(model, analysed, naming).run();
+}
+
+}  // namespace loam::lower

@@ -1,0 +1,56 @@
+// Epilogue fusion and weight preparation for the contractions (Conv, MatMul, Gemm), decided on the
+// graph before any node is lowered. Internal to the lower room.
+//
+// A contraction's kernel adds a bias and applies Relu in the store of its product (the SGEMM's
+// epilogue), and reads a constant weight packed once when the weights load. So the plan, for each
+// Conv / MatMul / Gemm:
+//
+// - which constant weight it reads packed: an initializer, possibly through regroupings (Reshape,
+//   Flatten, Squeeze, Unsqueeze) that nothing else reads; those regroupings happen at load;
+// - which of the nodes after it it computes: an Add of a constant bias that varies along the
+//   product's channel axis only (Conv: axis 1; MatMul, Gemm: the last axis), then a Relu — each only
+//   when the value before it has no other reader and is not a graph output, so no value the graph
+//   can observe goes missing.
+//
+// Everything else keeps the node-by-node lowering.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "axes/naming.hpp"
+#include "graph/graph.hpp"
+#include "stage0/stage0.hpp"
+
+namespace loam::lower {
+
+// A constant operand a contraction reads in packed form.
+struct PackedOperand {
+  std::size_t input = 1;  // the head's input index it replaces
+  std::string weight;     // the initializer the packed form is built from
+  std::string operand;    // the tensor as the head reads it (the weight, or its regrouping)
+};
+
+struct ProductFusion {
+  std::size_t head = 0;                 // index into Model::graph.nodes: the Conv, MatMul or Gemm
+  std::optional<PackedOperand> packed;  // the weight read packed, if it is a constant
+  std::string bias;                     // the constant the absorbed Add adds ("" for none)
+  bool relu = false;                    // an absorbed Relu
+  std::string result;                   // the tensor the fused call defines
+  std::vector<std::size_t> absorbed;    // the nodes the head's call computes besides itself
+  std::string label() const;            // "Conv + Add + Relu", for the comment above the call
+  std::string head_op;
+};
+
+struct FusionPlan {
+  std::map<std::size_t, ProductFusion> heads;  // by head node index
+  std::set<std::size_t> absorbed;              // node indices no call of their own computes
+};
+
+FusionPlan plan_fusion(const Model& model, const stage0::Stage0Result& analysed, const axes::AxisNaming& naming);
+
+}  // namespace loam::lower
