@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Writes the fused-contraction conformance cases beside this script, in ONNX's backend-test layout
+(model.onnx + test_data_set_0/input_*.pb, output_*.pb), with outputs computed by onnxruntime.
+
+Each graph holds contractions whose bias Add and Relu the lowering computes inside the kernel, next
+to forms it must leave alone (a bias that varies along a spatial axis, a Conv result the graph also
+returns), so a wrong fusion decision or a wrong fused kernel disagrees with onnxruntime.
+
+    python3 tests/conformance/fusion/make_cases.py      # needs numpy, onnx, onnxruntime
+"""
+import os
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+rng = np.random.default_rng(20261129)
+
+
+def rand(*shape):
+    return rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+
+
+def write_case(name, graph, inputs):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="make_cases.py")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    d = os.path.join(HERE, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    feeds = {i.name: x for i, x in zip(graph.input, inputs)}
+    outs = sess.run(None, feeds)
+    for k, (i, x) in enumerate(zip(graph.input, inputs)):
+        with open(os.path.join(d, "test_data_set_0", f"input_{k}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(x, i.name).SerializeToString())
+    for k, (o, y) in enumerate(zip(graph.output, outs)):
+        with open(os.path.join(d, "test_data_set_0", f"output_{k}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(y, o.name).SerializeToString())
+
+
+def init(name, array):
+    return numpy_helper.from_array(array, name)
+
+
+def vi(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+# 2-D convolutions: a grouped, strided Conv (im2col path) + Add [C,1,1] + Relu; then a dilated
+# stride-1 Conv (implicit path) + Add [1,C,1,1] + Relu; beside them a Conv whose Add varies along W
+# (not a channel bias) and a Conv + Relu whose Conv result the graph also returns.
+conv2d = helper.make_graph(
+    [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], group=2, pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Add", ["c1", "b1"], ["s1"]),
+        helper.make_node("Relu", ["s1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[2, 2, 2, 2], dilations=[2, 2]),
+        helper.make_node("Add", ["b2", "c2"], ["s2"]),
+        helper.make_node("Relu", ["s2"], ["y"]),
+        helper.make_node("Conv", ["x", "w3"], ["c3"], pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c3", "b3"], ["z"]),
+        helper.make_node("Conv", ["x", "w4"], ["c4"]),
+        helper.make_node("Relu", ["c4"], ["u"]),
+    ],
+    "conv2d",
+    [vi("x", [2, 4, 7, 7])],
+    [vi("y", [2, 5, 4, 4]), vi("z", [2, 3, 7, 7]), vi("c4", [2, 2, 5, 5]), vi("u", [2, 2, 5, 5])],
+    [
+        init("w1", rand(6, 2, 3, 3)), init("b1", rand(6, 1, 1)),
+        init("w2", rand(5, 6, 3, 3)), init("b2", rand(1, 5, 1, 1)),
+        init("w3", rand(3, 4, 3, 3)), init("b3", rand(1, 1, 7)),
+        init("w4", rand(2, 4, 3, 3)),
+    ],
+)
+write_case("conv2d", conv2d, [rand(2, 4, 7, 7)])
+
+# 1-D and 3-D convolutions: a Conv with its own bias input + Relu; a 3-D Conv + Add [C,1,1,1] + Relu.
+conv_nd = helper.make_graph(
+    [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1]),
+        helper.make_node("Relu", ["c1"], ["y"]),
+        helper.make_node("Conv", ["v", "w2"], ["c2"], pads=[0, 1, 0, 1, 0, 1]),
+        helper.make_node("Add", ["c2", "b2"], ["s2"]),
+        helper.make_node("Relu", ["s2"], ["z"]),
+    ],
+    "conv_nd",
+    [vi("x", [2, 3, 9]), vi("v", [1, 2, 4, 4, 4])],
+    [vi("y", [2, 4, 9]), vi("z", [1, 3, 4, 4, 4])],
+    [init("w1", rand(4, 3, 3)), init("b1", rand(4)), init("w2", rand(3, 2, 2, 2, 2)), init("b2", rand(3, 1, 1, 1))],
+)
+write_case("conv_nd", conv_nd, [rand(2, 3, 9), rand(1, 2, 4, 4, 4)])
+
+# Products: MatMul of a weight read through a Reshape + Add [1, N] + Relu; Gemm with transB and
+# C + Relu; Gemm without C, alpha 0.5, + Add [N]; a MatMul whose bias Add result is read twice
+# (the Add fuses, the Relu does not).
+products = helper.make_graph(
+    [
+        helper.make_node("Reshape", ["w1", "shape1"], ["w1r"]),
+        helper.make_node("MatMul", ["x", "w1r"], ["m1"]),
+        helper.make_node("Add", ["m1", "b1"], ["s1"]),
+        helper.make_node("Relu", ["s1"], ["r1"]),
+        helper.make_node("Gemm", ["r1", "w2", "c2"], ["g2"], transB=1),
+        helper.make_node("Relu", ["g2"], ["r2"]),
+        helper.make_node("Gemm", ["r2", "w3"], ["g3"], alpha=0.5),
+        helper.make_node("Add", ["g3", "b3"], ["y"]),
+        helper.make_node("MatMul", ["x", "w4"], ["m4"]),
+        helper.make_node("Add", ["m4", "b4"], ["s4"]),
+        helper.make_node("Relu", ["s4"], ["p"]),
+        helper.make_node("Neg", ["s4"], ["q"]),
+    ],
+    "products",
+    [vi("x", [5, 12])],
+    [vi("y", [5, 3]), vi("p", [5, 7]), vi("q", [5, 7])],
+    [
+        init("w1", rand(3, 4, 8)), numpy_helper.from_array(np.array([12, 8], dtype=np.int64), "shape1"),
+        init("b1", rand(1, 8)),
+        init("w2", rand(6, 8)), init("c2", rand(6)),
+        init("w3", rand(6, 3)), init("b3", rand(3)),
+        init("w4", rand(12, 7)), init("b4", rand(7)),
+    ],
+)
+write_case("products", products, [rand(5, 12)])
