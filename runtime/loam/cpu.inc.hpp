@@ -1121,39 +1121,43 @@ struct Cpu {
       while (ow < OW && col_lo[static_cast<std::size_t>(ow)] == 0 && col_hi[static_cast<std::size_t>(ow)] == w.k[1]) ++ow;
       interior_hi = ow;
     }
-    std::vector<float> rows(static_cast<std::size_t>(W));
+    std::vector<float> rows(static_cast<std::size_t>(W)), starts(static_cast<std::size_t>(W));
     const float init = kind == PoolKind::Max ? std::numeric_limits<float>::lowest() : 0.0f;
-    const std::int64_t dw = w.dil[1];
+    const std::int64_t dw = w.dil[1], sw = w.stride[1];
+    // Every pass below runs over contiguous floats with no branch, so it vectorises (a max of two
+    // floats written `a > b ? a : b` is one vector max).
+    const auto fold = [kind](float* __restrict acc, const float* __restrict v, std::int64_t n) {
+      if (kind == PoolKind::Max) {
+        for (std::int64_t j = 0; j < n; ++j) acc[j] = acc[j] > v[j] ? acc[j] : v[j];
+      } else {
+        for (std::int64_t j = 0; j < n; ++j) acc[j] += v[j];
+      }
+    };
+    // Interior output columns read the row from start column c0 on, every sw-th start an output.
+    const std::int64_t c0 = interior_lo * sw - w.pad_begin[1];
+    const std::int64_t span = interior_hi > interior_lo ? (interior_hi - interior_lo - 1) * sw + 1 : 0;
     for (std::int64_t pl = 0; pl < planes; ++pl) {
       const float* src = x + pl * H * W;
       float* dst = y + pl * OH * OW;
       for (std::int64_t oh = 0; oh < OH; ++oh) {
         std::int64_t lo, hi, padded_rows;
         const std::int64_t start = taps(0, oh, lo, hi, padded_rows);
+        // The window's rows reduced first: the first tap's row copied, the others folded in.
         float* r = rows.data();
-        for (std::int64_t j = 0; j < W; ++j) r[j] = init;
-        for (std::int64_t t = lo; t < hi; ++t) {
-          const float* row = src + (start + t * w.dil[0]) * W;
-          if (kind == PoolKind::Max) {
-            for (std::int64_t j = 0; j < W; ++j) r[j] = r[j] > row[j] ? r[j] : row[j];
-          } else {
-            for (std::int64_t j = 0; j < W; ++j) r[j] += row[j];
-          }
+        if (hi > lo) {
+          std::copy(src + (start + lo * w.dil[0]) * W, src + (start + lo * w.dil[0]) * W + W, r);
+          for (std::int64_t t = lo + 1; t < hi; ++t) fold(r, src + (start + t * w.dil[0]) * W, W);
+        } else {
+          std::fill(r, r + W, init);
         }
-        // Columns whose window lies wholly inside the row: one pass per tap over all of them.
+        // Then the interior columns: the window's value at every start column (one pass per tap),
+        // of which every sw-th is an output.
         float* d = dst + oh * OW;
-        for (std::int64_t ow = interior_lo; ow < interior_hi; ++ow) d[ow] = init;
-        for (std::int64_t t = 0; t < w.k[1]; ++t) {
-          const float* c = r + t * dw + interior_lo * w.stride[1] - w.pad_begin[1];
-          const std::int64_t sw = w.stride[1];
-          if (kind == PoolKind::Max) {
-            for (std::int64_t ow = interior_lo; ow < interior_hi; ++ow) {
-              const float v = c[(ow - interior_lo) * sw];
-              d[ow] = d[ow] > v ? d[ow] : v;
-            }
-          } else {
-            for (std::int64_t ow = interior_lo; ow < interior_hi; ++ow) d[ow] += c[(ow - interior_lo) * sw];
-          }
+        if (span > 0) {
+          float* m = starts.data();
+          std::copy(r + c0, r + c0 + span, m);
+          for (std::int64_t t = 1; t < w.k[1]; ++t) fold(m, r + c0 + t * dw, span);
+          for (std::int64_t ow = interior_lo; ow < interior_hi; ++ow) d[ow] = m[(ow - interior_lo) * sw];
         }
         if (kind == PoolKind::Average) {
           const std::int64_t divisor = count_include_pad ? padded_rows * w.k[1] : (hi - lo) * w.k[1];

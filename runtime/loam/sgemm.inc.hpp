@@ -126,20 +126,16 @@ struct Sgemm {
                    accumulate, last, i0, j0};
             if (vector) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+              // A strip's last columns: only the vectors holding them are computed.
+              const std::int64_t vectors = (cols + 7) / 8;
               if (b.rows) {
-                switch (rows) {
-                  case 4: tile_avx2<4, true>(t, ep); break;
-                  case 3: tile_avx2<3, true>(t, ep); break;
-                  case 2: tile_avx2<2, true>(t, ep); break;
-                  default: tile_avx2<1, true>(t, ep); break;
-                }
+                if (vectors == 3) tile_rows<3, true>(t, rows, ep);
+                else if (vectors == 2) tile_rows<2, true>(t, rows, ep);
+                else tile_rows<1, true>(t, rows, ep);
               } else {
-                switch (rows) {
-                  case 4: tile_avx2<4, false>(t, ep); break;
-                  case 3: tile_avx2<3, false>(t, ep); break;
-                  case 2: tile_avx2<2, false>(t, ep); break;
-                  default: tile_avx2<1, false>(t, ep); break;
-                }
+                if (vectors == 3) tile_rows<3, false>(t, rows, ep);
+                else if (vectors == 2) tile_rows<2, false>(t, rows, ep);
+                else tile_rows<1, false>(t, rows, ep);
               }
 #endif
             } else {
@@ -209,7 +205,19 @@ struct Sgemm {
   }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  template <int ROWS, bool INDIRECT>
+  template <int VECTORS, bool INDIRECT>
+  static void tile_rows(const Tile& t, std::int64_t rows, const Epilogue& ep) {
+    switch (rows) {
+      case 4: tile_avx2<4, VECTORS, INDIRECT>(t, ep); break;
+      case 3: tile_avx2<3, VECTORS, INDIRECT>(t, ep); break;
+      case 2: tile_avx2<2, VECTORS, INDIRECT>(t, ep); break;
+      default: tile_avx2<1, VECTORS, INDIRECT>(t, ep); break;
+    }
+  }
+
+  // ROWS x (8 * VECTORS) of the tile; VECTORS is 3 (all NR columns) except at a strip's last
+  // columns, where the vectors past them would be computed for nothing.
+  template <int ROWS, int VECTORS, bool INDIRECT>
   __attribute__((target("avx2,fma"))) static void tile_avx2(const Tile& t, const Epilogue& ep) {
     __m256 acc[ROWS][3];
 #pragma GCC unroll 4
@@ -224,21 +232,21 @@ struct Sgemm {
     for (std::int64_t k = 0; k < t.kc; ++k) {
       const float* bk = INDIRECT ? t.brows[k] + t.bcol : b;
       const __m256 b0 = _mm256_loadu_ps(bk);
-      const __m256 b1 = _mm256_loadu_ps(bk + 8);
-      const __m256 b2 = _mm256_loadu_ps(bk + 16);
+      const __m256 b1 = VECTORS > 1 ? _mm256_loadu_ps(bk + 8) : b0;
+      const __m256 b2 = VECTORS > 2 ? _mm256_loadu_ps(bk + 16) : b0;
 #pragma GCC unroll 4
       for (int r = 0; r < ROWS; ++r) {
         const __m256 av = _mm256_broadcast_ss(a + r * ars);
         acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
-        acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
-        acc[r][2] = _mm256_fmadd_ps(av, b2, acc[r][2]);
+        if (VECTORS > 1) acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+        if (VECTORS > 2) acc[r][2] = _mm256_fmadd_ps(av, b2, acc[r][2]);
       }
       a += acs;
       b += brs;
     }
     const __m256 alpha = _mm256_set1_ps(ep.alpha);
     const bool scale = ep.alpha != 1.0f;
-    if (t.cols == NR) {
+    if (VECTORS == 3 && t.cols == NR) {
       const __m256 zero = _mm256_setzero_ps();
 #pragma GCC unroll 4
       for (int r = 0; r < ROWS; ++r) {
