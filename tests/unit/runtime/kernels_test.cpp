@@ -311,7 +311,7 @@ TEST(Windows, MaxPoolIndicesRowAndColumnMajor) {
 TEST(Sgemm, BothPathsMatchAPlainProduct) {
   std::mt19937 gen(3);
   std::uniform_real_distribution<float> u(-1, 1);
-  for (auto [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {5, 23, 7}, {4, 24, 256}, {9, 49, 300}, {130, 25, 3}, {3, 7, 0}}) {
+  for (auto [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {5, 23, 7}, {4, 24, 256}, {9, 49, 300}, {130, 25, 3}, {6, 40, 9}, {3, 7, 0}}) {
     std::vector<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n)), bias(static_cast<std::size_t>(m));
     for (auto& v : a) v = u(gen);
     for (auto& v : b) v = u(gen);
@@ -332,6 +332,35 @@ TEST(Sgemm, BothPathsMatchAPlainProduct) {
       ep.relu = true;
       Sgemm::run(m, n, k, Sgemm::AOperand::row_major(a.data(), k), Sgemm::BOperand::row_major(b.data(), n), c.data(), n, ep);
       for (std::size_t i = 0; i < c.size(); ++i) ASSERT_NEAR(c[i], want[i], 1e-4) << m << "x" << n << "x" << k << " portable=" << portable;
+    }
+    Sgemm::portable_only = false;
+  }
+}
+
+TEST(Sgemm, FusedReluZeroesNegativesAndKeepsNaN) {
+  // A = [1; -1] (K = 1), B = one row of n values with a NaN at column 3: row 0 is relu(b), row 1
+  // relu(-b), and the NaN column stays NaN in both, as ExprOp::Relu leaves it. n = 24 takes the
+  // full-tile store, n = 5 the partial one.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::int64_t n : {24, 5}) {
+    std::vector<float> a = {1.0f, -1.0f}, b(static_cast<std::size_t>(n));
+    for (std::int64_t j = 0; j < n; ++j) b[static_cast<std::size_t>(j)] = j == 3 ? nan : static_cast<float>(j % 2 ? j : -j);
+    for (bool portable : {false, true}) {
+      Sgemm::portable_only = portable;
+      std::vector<float> c(static_cast<std::size_t>(2 * n), 123.0f);
+      Sgemm::Epilogue ep;
+      ep.relu = true;
+      Sgemm::run(2, n, 1, Sgemm::AOperand::row_major(a.data(), 1), Sgemm::BOperand::row_major(b.data(), n), c.data(), n, ep);
+      for (std::int64_t j = 0; j < n; ++j) {
+        const float v0 = c[static_cast<std::size_t>(j)], v1 = c[static_cast<std::size_t>(n + j)];
+        if (j == 3) {
+          EXPECT_TRUE(std::isnan(v0) && std::isnan(v1)) << "n=" << n << " portable=" << portable;
+        } else {
+          const float x = static_cast<float>(j % 2 ? j : -j);
+          EXPECT_EQ(v0, x > 0 ? x : 0.0f) << j;
+          EXPECT_EQ(v1, -x > 0 ? -x : 0.0f) << j;
+        }
+      }
     }
     Sgemm::portable_only = false;
   }
