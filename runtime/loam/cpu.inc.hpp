@@ -973,6 +973,17 @@ struct Cpu {
     }
   }
 
+  // Copies a short row (the rows of a plane: tens of floats) in blocks of 8, the last block
+  // overlapping the one before, instead of a vector loop's scalar tail.
+  static void copy_row(const float* s, float* d, std::int64_t n) {
+    if (n < 8) {
+      for (std::int64_t j = 0; j < n; ++j) d[j] = s[j];
+      return;
+    }
+    for (std::int64_t j = 0; j + 8 < n; j += 8) std::memcpy(d + j, s + j, 8 * sizeof(float));
+    std::memcpy(d + n - 8, s + n - 8, 8 * sizeof(float));
+  }
+
   // A stride-1 2-D Conv without im2col: each input plane is copied once into a zero-padded plane
   // of pitch P, and row (c, kh, kw) of the product's B is that plane shifted by kh * dh * P +
   // kw * dw. The product runs over output rows P wide (the columns past OW are computed and
@@ -1005,8 +1016,7 @@ struct Cpu {
         for (std::int64_t c = 0; c < cg; ++c)
           for (std::int64_t h = 0; h < H; ++h) {
             const float* s = src + (c * H + h) * W;
-            float* d = padded.data() + c * plane + (h + win.pad_begin[0]) * P + left;
-            for (std::int64_t j = 0; j < W; ++j) d[j] = s[j];
+            copy_row(s, padded.data() + c * plane + (h + win.pad_begin[0]) * P + left, W);
           }
         Sgemm::Epilogue ep;
         ep.row_bias = bias ? bias + g * mg : nullptr;
@@ -1015,9 +1025,7 @@ struct Cpu {
         float* dst = y + (n * cout + g * mg) * out_plane;
         for (std::int64_t m = 0; m < mg; ++m)
           for (std::int64_t oh = 0; oh < OH; ++oh) {
-            const float* s = product.data() + m * n_ext + oh * P;
-            float* d = dst + m * out_plane + oh * OW;
-            for (std::int64_t j = 0; j < OW; ++j) d[j] = s[j];
+            copy_row(product.data() + m * n_ext + oh * P, dst + m * out_plane + oh * OW, OW);
           }
       }
   }
