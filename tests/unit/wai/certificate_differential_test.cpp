@@ -56,7 +56,13 @@ TEST(CertificateDifferential, SeededRandomGraphsAgreeWithTheIndependentChecker) 
     }
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+#if !defined(__SANITIZE_ADDRESS__)
+  // The budget holds for an optimised build; under the sanitizers (-O0, every access checked) the
+  // same work takes several times longer and says nothing about the certifier's speed.
   EXPECT_LT(secs, 30.0) << "certifying " << kCount << " small graphs";
+#else
+  (void)secs;
+#endif
 
   {
     std::ofstream list(dir / "files.txt");
