@@ -366,6 +366,17 @@ struct SymbolTable {
   std::mutex mu;
   std::deque<SymbolInfo> infos;  // deque: references stay valid as it grows
   std::unordered_map<SymbolKey, SymbolId, SymbolKeyHash> index;
+
+  // The symbol `key` names: the one already interned, or `info` as a new one.
+  SymbolId intern(SymbolKey key, SymbolInfo info) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = index.find(key);
+    if (it != index.end()) return it->second;
+    SymbolId id = static_cast<SymbolId>(infos.size());
+    infos.push_back(std::move(info));
+    index.emplace(std::move(key), id);
+    return id;
+  }
 };
 SymbolTable& table() {
   static SymbolTable t;
@@ -429,38 +440,21 @@ const SymbolInfo& symbol_info(SymbolId s) {
 const std::string& symbol_display(SymbolId s) { return symbol_info(s).display; }
 
 SymbolId input_symbol(std::string_view name) {
-  SymbolTable& t = table();
-  SymbolKey key{SymbolKind::Input, std::string(name), {}};
-  std::lock_guard<std::mutex> lock(t.mu);
-  auto it = t.index.find(key);
-  if (it != t.index.end()) return it->second;
-  SymbolId id = static_cast<SymbolId>(t.infos.size());
   SymbolInfo info;
   info.kind = SymbolKind::Input;
   info.name = std::string(name);
   info.range = Interval::of(0, INT32_MAX);
   info.display = info.name;
-  t.infos.push_back(std::move(info));
-  t.index.emplace(std::move(key), id);
-  return id;
+  return table().intern(SymbolKey{SymbolKind::Input, std::string(name), {}}, std::move(info));
 }
 
 SymbolId derived_symbol(SymbolKind kind, std::vector<Extent> operands, Interval range) {
-  std::string display = display_of(kind, operands);  // before taking the lock: it reads the table
-  SymbolTable& t = table();
-  SymbolKey key{kind, {}, operands};
-  std::lock_guard<std::mutex> lock(t.mu);
-  auto it = t.index.find(key);
-  if (it != t.index.end()) return it->second;
-  SymbolId id = static_cast<SymbolId>(t.infos.size());
   SymbolInfo info;
   info.kind = kind;
-  info.operands = std::move(operands);
+  info.display = display_of(kind, operands);  // before taking the lock: it reads the table
+  info.operands = operands;
   info.range = range;
-  info.display = std::move(display);
-  t.infos.push_back(std::move(info));
-  t.index.emplace(std::move(key), id);
-  return id;
+  return table().intern(SymbolKey{kind, {}, std::move(operands)}, std::move(info));
 }
 
 std::vector<SymbolId> input_symbols_of(const Extent& e) {
@@ -722,25 +716,14 @@ Extent round_float(const Extent& a, SymbolKind kind, int mantissa_bits, __int128
 Extent round_f16(const Extent& a) { return round_float(a, SymbolKind::RoundF16, 10, 65504); }
 Extent branch_length(const std::string& name, const Extent& then_len, const Extent& else_len) {
   if (then_len == else_len) return then_len;
-  Interval range = Interval::normalise(bound(then_len).hull(bound(else_len)));
-  std::vector<Extent> operands = {then_len, else_len};
-  std::string display = "branch(" + operand_list(operands) + ")";
-  SymbolTable& t = table();
-  // Keyed by the node and axis as well: two Ifs with the same two lengths decide them apart.
-  SymbolKey key{SymbolKind::Branch, name, operands};
-  std::lock_guard<std::mutex> lock(t.mu);
-  auto it = t.index.find(key);
-  if (it != t.index.end()) return Extent::symbol(it->second);
-  SymbolId id = static_cast<SymbolId>(t.infos.size());
   SymbolInfo info;
   info.kind = SymbolKind::Branch;
   info.name = name;
-  info.operands = std::move(operands);
-  info.range = range;
-  info.display = std::move(display);
-  t.infos.push_back(std::move(info));
-  t.index.emplace(std::move(key), id);
-  return Extent::symbol(id);
+  info.operands = {then_len, else_len};
+  info.range = Interval::normalise(bound(then_len).hull(bound(else_len)));
+  info.display = "branch(" + operand_list(info.operands) + ")";
+  // Keyed by the node and axis as well: two Ifs with the same two lengths decide them apart.
+  return Extent::symbol(table().intern(SymbolKey{SymbolKind::Branch, name, info.operands}, std::move(info)));
 }
 
 Extent round_f32(const Extent& a) {
