@@ -836,6 +836,26 @@ struct Cpu {
   struct Window {
     std::size_t s = 0;
     std::array<std::int64_t, MAX_SPATIAL> in{}, k{}, stride{}, dil{}, pad_begin{}, pad_end{}, out{};
+
+    // Elements of one input plane and of one output plane (every spatial axis).
+    std::int64_t in_plane() const { return product(in); }
+    std::int64_t out_plane() const { return product(out); }
+    // A pooling result's extents: the input's batch and channel axes, then the window's grid.
+    template <std::size_t R>
+    std::array<std::int64_t, R> pooled_extents(const std::array<std::int64_t, R>& x) const {
+      std::array<std::int64_t, R> e{};
+      e[0] = x[0];
+      e[1] = x[1];
+      for (std::size_t i = 0; i < s; ++i) e[i + 2] = out[i];
+      return e;
+    }
+
+   private:
+    std::int64_t product(const std::array<std::int64_t, MAX_SPATIAL>& v) const {
+      std::int64_t n = 1;
+      for (std::size_t i = 0; i < s; ++i) n *= v[i];
+      return n;
+    }
   };
 
   // Output extents and pads of a window, ONNX's rules (auto_pad, ceil_mode, dilations).
@@ -1204,16 +1224,8 @@ struct Cpu {
                   "pool: the result keeps the input's batch and channel axes");
     const auto& xe = x.extents();
     const Window w = window(std::span<const std::int64_t>(xe.data() + 2, R - 2), p.kernel_shape, p, name);
-    typename HostTensor<float, Out>::Extents oe{};
-    oe[0] = xe[0];
-    oe[1] = xe[1];
-    std::int64_t in_plane = 1, out_plane = 1;
-    for (std::size_t i = 0; i < w.s; ++i) {
-      oe[i + 2] = w.out[i];
-      in_plane *= w.in[i];
-      out_plane *= w.out[i];
-    }
-    auto out = HostTensor<float, Out>::uninitialized(oe);
+    const std::int64_t in_plane = w.in_plane(), out_plane = w.out_plane();
+    auto out = HostTensor<float, Out>::uninitialized(w.pooled_extents(xe));
     if (out.count() == 0) return out;
     const std::int64_t planes = xe[0] * xe[1];
     float* y = out.mutable_data_unchecked();
@@ -1298,16 +1310,8 @@ struct Cpu {
                   "max_pool_indices: the result keeps the input's batch and channel axes");
     const auto& xe = x.extents();
     const Window w = window(std::span<const std::int64_t>(xe.data() + 2, R - 2), p.kernel_shape, p, "max_pool_indices");
-    typename Tensor<std::int64_t, Out>::Extents oe{};
-    oe[0] = xe[0];
-    oe[1] = xe[1];
-    std::int64_t in_plane = 1, out_plane = 1;
-    for (std::size_t i = 0; i < w.s; ++i) {
-      oe[i + 2] = w.out[i];
-      in_plane *= w.in[i];
-      out_plane *= w.out[i];
-    }
-    auto out = Tensor<std::int64_t, Out>::uninitialized(oe);
+    const std::int64_t in_plane = w.in_plane(), out_plane = w.out_plane();
+    auto out = Tensor<std::int64_t, Out>::uninitialized(w.pooled_extents(xe));
     if (out.count() == 0) return out;
     std::array<std::int64_t, MAX_SPATIAL> read_stride{}, index_stride{};
     for (std::int64_t step = 1, d = static_cast<std::int64_t>(w.s); d-- > 0;) read_stride[d] = step, step *= w.in[d];
