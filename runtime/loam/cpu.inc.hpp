@@ -1127,6 +1127,45 @@ struct Cpu {
 
   enum class PoolKind : std::uint8_t { Max, Average };
 
+  // Two spatial axes whose windows tile the input without overlap, padding or dilation (a K x K
+  // window at stride K, as most CNNs pool): each output reads its K * K taps directly. K is a
+  // constant, so the taps unroll and the column loop vectorises; the taps fold in pool2d's order
+  // (down each column, then across), so a NaN lands as it does there.
+  template <int K>
+  static void pool2d_tiled(const float* x, float* y, std::int64_t planes, const Window& w, PoolKind kind) {
+    const std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1];
+    const float inv = 1.0f / static_cast<float>(K * K);
+    for (std::int64_t pl = 0; pl < planes; ++pl) {
+      const float* src = x + pl * H * W;
+      float* dst = y + pl * OH * OW;
+      for (std::int64_t oh = 0; oh < OH; ++oh) {
+        const float* __restrict r = src + oh * K * W;
+        float* __restrict d = dst + oh * OW;
+        if (kind == PoolKind::Max) {
+          for (std::int64_t ow = 0; ow < OW; ++ow) {
+            float acc = 0.0f;
+            for (int kw = 0; kw < K; ++kw) {
+              float c = r[ow * K + kw];
+              for (int kh = 1; kh < K; ++kh) c = c > r[kh * W + ow * K + kw] ? c : r[kh * W + ow * K + kw];
+              acc = kw == 0 ? c : (acc > c ? acc : c);
+            }
+            d[ow] = acc;
+          }
+        } else {
+          for (std::int64_t ow = 0; ow < OW; ++ow) {
+            float acc = 0.0f;
+            for (int kw = 0; kw < K; ++kw) {
+              float c = r[ow * K + kw];
+              for (int kh = 1; kh < K; ++kh) c += r[kh * W + ow * K + kw];
+              acc = kw == 0 ? c : acc + c;
+            }
+            d[ow] = acc * inv;
+          }
+        }
+      }
+    }
+  }
+
   // Two spatial axes: a window's maximum or sum is taken over its rows first (whole input rows,
   // a loop that vectorises), then over its columns.
   static void pool2d(const float* x, float* y, std::int64_t planes, const Window& w, PoolKind kind, bool count_include_pad) {
@@ -1238,7 +1277,12 @@ struct Cpu {
       }
     }
     if (w.s == 2) {
-      pool2d(x.data(), y, planes, w, kind, p.count_include_pad);
+      const bool tiled = w.k[0] == w.k[1] && w.stride[0] == w.k[0] && w.stride[1] == w.k[1] && w.dil[0] == 1 && w.dil[1] == 1 &&
+                         w.pad_begin[0] == 0 && w.pad_begin[1] == 0 && w.pad_end[0] == 0 && w.pad_end[1] == 0 &&
+                         w.out[0] * w.k[0] <= w.in[0] && w.out[1] * w.k[1] <= w.in[1];
+      if (tiled && w.k[0] == 2) pool2d_tiled<2>(x.data(), y, planes, w, kind);
+      else if (tiled && w.k[0] == 3) pool2d_tiled<3>(x.data(), y, planes, w, kind);
+      else pool2d(x.data(), y, planes, w, kind, p.count_include_pad);
       return out;
     }
     for (std::int64_t pl = 0; pl < planes; ++pl) {

@@ -123,6 +123,12 @@ run("concat_axis1", "Concat", [("a", f(2, 1, 3)), ("b", f(2, 2, 3))], {"axis": 1
 run("conv2d_stride1_dilated_groups", "Conv", [("x", f(3, 4, 9, 7)), ("w", f(6, 2, 3, 2)), ("b", f(6))],
     {"group": 2, "dilations": [2, 3], "pads": [2, 0, 1, 3]})
 run("add_per_channel", "Add", [("a", f(2, 3, 4, 5)), ("b", f(3, 1, 1))])
+# Windows that tile the input at their own stride (no pad or dilation) take the direct path; the
+# extents leave rows and columns no window reaches.
+run("maxpool2d_tiled2", "MaxPool", [("x", f(2, 3, 7, 9))], {"kernel_shape": [2, 2], "strides": [2, 2]})
+run("maxpool2d_tiled3", "MaxPool", [("x", f(1, 2, 14, 14))], {"kernel_shape": [3, 3], "strides": [3, 3]})
+run("avgpool_tiled2", "AveragePool", [("x", f(2, 2, 6, 5))], {"kernel_shape": [2, 2], "strides": [2, 2]})
+run("avgpool_tiled3", "AveragePool", [("x", f(1, 1, 9, 7))], {"kernel_shape": [3, 3], "strides": [3, 3]})
 
 
 def fmt(a):

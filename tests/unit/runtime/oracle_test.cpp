@@ -224,6 +224,30 @@ TEST(OraclePool, AverageCeilMode) {
   expect_matches(cpu.average_pool<Axes<N, C, H, W>>(load<Axes<N, C, H, W>>(x), p), out0);
 }
 
+TEST(OraclePool, WindowsThatTileTheInput) {
+  WindowParams p;
+  p.kernel_shape = {2, 2};
+  p.strides = {2, 2};
+  {
+    using namespace oracle::maxpool2d_tiled2;
+    expect_matches(cpu.max_pool<Axes<N, C, H, W>>(load<Axes<N, C, H, W>>(x), p), out0);
+  }
+  {
+    using namespace oracle::avgpool_tiled2;
+    expect_matches(cpu.average_pool<Axes<N, C, H, W>>(load<Axes<N, C, H, W>>(x), p), out0);
+  }
+  p.kernel_shape = {3, 3};
+  p.strides = {3, 3};
+  {
+    using namespace oracle::maxpool2d_tiled3;
+    expect_matches(cpu.max_pool<Axes<N, C, H, W>>(load<Axes<N, C, H, W>>(x), p), out0);
+  }
+  {
+    using namespace oracle::avgpool_tiled3;
+    expect_matches(cpu.average_pool<Axes<N, C, H, W>>(load<Axes<N, C, H, W>>(x), p), out0);
+  }
+}
+
 TEST(OraclePool, GlobalAverage) {
   using namespace oracle::global_average_pool;
   expect_matches(cpu.global_average_pool<Axes<N, C, One, One>>(load<Axes<N, C, H, W>>(x)), out0);
