@@ -613,7 +613,7 @@ void Writer::write_forward() {
     stage0::SymbolId sym = stage0::input_symbol(b.symbol);
     std::string var = names_.fresh(identifier_spelling(b.symbol));
     if (b.alone) {
-      body_ += "  const std::int64_t " + var + " = " + len + ";  // " + comment_safe(b.symbol) + "\n";
+      body_ += "  [[maybe_unused]] const std::int64_t " + var + " = " + len + ";  // " + comment_safe(b.symbol) + "\n";
       binding_axes.insert({b.input, b.axis});
     } else {
       // The spelling is linear in the symbol: a * sym + rest, with rest over symbols bound already.
@@ -628,7 +628,7 @@ void Writer::write_forward() {
                std::to_string(a) + " < 0)\n    return std::unexpected(InputError{" + quote(b.input) + ", " + quote(axis_name) +
                ", \"\", \"its length \" + std::to_string(" + len + ") + \" does not read back a length for " +
                comment_safe(b.symbol) + "\"});\n";
-      body_ += "  const std::int64_t " + var + " = (" + len + " - " + r + ") / " + std::to_string(a) + ";  // " +
+      body_ += "  [[maybe_unused]] const std::int64_t " + var + " = (" + len + " - " + r + ") / " + std::to_string(a) + ";  // " +
                comment_safe(b.symbol) + "\n";
     }
     symbol_var_[std::to_string(sym)] = var;
