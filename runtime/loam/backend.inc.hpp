@@ -79,6 +79,10 @@ struct OpaqueBackend {
   auto gemm(const Tensor<float, LA>& a, const PackedMatrix<K, N>& b, const Ts&... rest) const { return close(cpu_.template gemm<TA>(open(a), b, open(rest)...)); }
   template <class Out, class... Ts> auto conv(const Ts&... a) const { return close(cpu_.template conv<Out>(open(a)...)); }
   template <class Out, class... Ts> auto max_pool(const Ts&... a) const { return close(cpu_.template max_pool<Out>(open(a)...)); }
+  template <class Out, class Mid, class... Ts> auto conv_max_pool(const Ts&... a) const { return close(cpu_.template conv_max_pool<Out, Mid>(open(a)...)); }
+  template <class Out, class Mid, class... Ts> auto conv_average_pool(const Ts&... a) const {
+    return close(cpu_.template conv_average_pool<Out, Mid>(open(a)...));
+  }
   template <class Out, class... Ts> auto max_pool_indices(const Ts&... a) const { return close(cpu_.template max_pool_indices<Out>(open(a)...)); }
   template <class Out, class... Ts> auto average_pool(const Ts&... a) const { return close(cpu_.template average_pool<Out>(open(a)...)); }
   template <class Out, class... Ts> auto global_average_pool(const Ts&... a) const { return close(cpu_.template global_average_pool<Out>(open(a)...)); }

@@ -840,12 +840,12 @@ struct Cpu {
     // Elements of one input plane and of one output plane (every spatial axis).
     std::int64_t in_plane() const { return product(in); }
     std::int64_t out_plane() const { return product(out); }
-    // A pooling result's extents: the input's batch and channel axes, then the window's grid.
+    // A window result's extents: the input's batch axis, `channels`, then the window's grid.
     template <std::size_t R>
-    std::array<std::int64_t, R> pooled_extents(const std::array<std::int64_t, R>& x) const {
+    std::array<std::int64_t, R> result_extents(const std::array<std::int64_t, R>& x, std::int64_t channels) const {
       std::array<std::int64_t, R> e{};
       e[0] = x[0];
-      e[1] = x[1];
+      e[1] = channels;
       for (std::size_t i = 0; i < s; ++i) e[i + 2] = out[i];
       return e;
     }
@@ -1004,127 +1004,6 @@ struct Cpu {
     std::memcpy(d + n - 8, s + n - 8, 8 * sizeof(float));
   }
 
-  // A stride-1 2-D Conv without im2col: each input plane is copied once into a zero-padded plane
-  // of pitch P, and row (c, kh, kw) of the product's B is that plane shifted by kh * dh * P +
-  // kw * dw. The product runs over output rows P wide (the columns past OW are computed and
-  // dropped), then its rows are compacted into the result. One zero gap of max(left, right) pad
-  // columns between two rows serves as the right pad of one and the left pad of the next, so P is
-  // W + max(left, right), not W + left + right: fewer columns computed for nothing.
-  template <class WAxes>
-  static void conv2d_implicit(const float* x, const PackedConv<WAxes>& w, const float* bias, const Window& win, bool relu, std::int64_t batch,
-                              std::int64_t cin, std::int64_t cout, float* y) {
-    const std::int64_t group = w.group(), cg = cin / group, mg = cout / group, kg = w.k();
-    const std::int64_t H = win.in[0], W = win.in[1], OH = win.out[0], OW = win.out[1];
-    const std::int64_t left = win.pad_begin[1], P = W + std::max(left, win.pad_end[1]);
-    // Input row h starts at (pad_begin[0] + h) * P + left; the tap (kh, kw) of output (oh, ow)
-    // reads (oh + kh * dh) * P + ow + kw * dw, which is the input or a zero.
-    const std::int64_t KH = win.k[0], KW = win.k[1], n_ext = (OH - 1) * P + OW;
-    const std::int64_t plane = (H + win.pad_begin[0] + win.pad_end[0]) * P + left;
-    static thread_local std::vector<float> padded, product;
-    static thread_local std::vector<const float*> rows;
-    padded.assign(static_cast<std::size_t>(cg * plane + Sgemm::NR), 0.0f);
-    product.resize(static_cast<std::size_t>(mg * n_ext));
-    rows.resize(static_cast<std::size_t>(kg));
-    for (std::int64_t c = 0; c < cg; ++c)
-      for (std::int64_t kh = 0; kh < KH; ++kh)
-        for (std::int64_t kw = 0; kw < KW; ++kw)
-          rows[static_cast<std::size_t>((c * KH + kh) * KW + kw)] = padded.data() + c * plane + kh * win.dil[0] * P + kw * win.dil[1];
-    const std::int64_t out_plane = OH * OW;
-    for (std::int64_t n = 0; n < batch; ++n)
-      for (std::int64_t g = 0; g < group; ++g) {
-        const float* src = x + (n * cin + g * cg) * H * W;
-        for (std::int64_t c = 0; c < cg; ++c)
-          for (std::int64_t h = 0; h < H; ++h) {
-            const float* s = src + (c * H + h) * W;
-            copy_row(s, padded.data() + c * plane + (h + win.pad_begin[0]) * P + left, W);
-          }
-        Sgemm::Epilogue ep;
-        ep.row_bias = bias ? bias + g * mg : nullptr;
-        ep.relu = relu;
-        Sgemm::run(mg, n_ext, kg, w.operand(g), Sgemm::BOperand::indirect(rows.data()), product.data(), n_ext, ep);
-        float* dst = y + (n * cout + g * mg) * out_plane;
-        for (std::int64_t m = 0; m < mg; ++m)
-          for (std::int64_t oh = 0; oh < OH; ++oh) {
-            copy_row(product.data() + m * n_ext + oh * P, dst + m * out_plane + oh * OW, OW);
-          }
-      }
-  }
-
-  template <class Out, class LX, class WAxes>
-  static HostTensor<float, Out> conv_run(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const float* bias, const WindowParams& p,
-                                          bool relu) {
-    constexpr std::size_t R = AxisRank<LX>;
-    static_assert(R >= 3 && AxisRank<WAxes> == R && AxisRank<Out> == R, "conv: input, weight and result have one rank: [N, C, spatial...]");
-    static_assert(std::is_same_v<AxisAt<0, Out>, AxisAt<0, LX>>, "conv: the result's batch axis must be the input's");
-    static_assert(std::is_same_v<AxisAt<1, Out>, AxisAt<0, WAxes>>, "conv: the result's channel axis must be the weight's output-channel axis");
-    const auto& xe = x.extents();
-    const auto& we = w.source().extents();
-    const std::int64_t batch = xe[0], cin = xe[1], group = w.group(), cout = we[0];
-    if (p.group != group) throw KernelMisuse("conv: the weight was packed for " + std::to_string(group) + " groups, the node has " + std::to_string(p.group));
-    if (cin != we[1] * group)
-      throw KernelMisuse("conv: the input holds " + std::to_string(cin) + " channels; the weight reads " + std::to_string(we[1]) + " per group of " + std::to_string(group));
-    const Window win = window(std::span<const std::int64_t>(xe.data() + 2, R - 2), std::span<const std::int64_t>(we.data() + 2, R - 2), p, "conv");
-    typename HostTensor<float, Out>::Extents oe{};
-    oe[0] = batch;
-    oe[1] = cout;
-    std::int64_t in_plane = 1, out_plane = 1;
-    bool pointwise = true;
-    for (std::size_t i = 0; i < R - 2; ++i) {
-      oe[i + 2] = win.out[i];
-      in_plane *= win.in[i];
-      out_plane *= win.out[i];
-      pointwise = pointwise && win.k[i] == 1 && win.stride[i] == 1 && win.pad_begin[i] == 0 && win.pad_end[i] == 0;
-    }
-    auto out = HostTensor<float, Out>::uninitialized(oe);
-    if (out.count() == 0) return out;
-    const std::int64_t cg = cin / group, mg = cout / group, kg = w.k();
-    if constexpr (R == 4) {
-      if (!pointwise && win.stride[0] == 1 && win.stride[1] == 1) {
-        conv2d_implicit(x.data(), w, bias, win, relu, batch, cin, cout, out.mutable_data_unchecked());
-        return out;
-      }
-    }
-    static thread_local std::vector<float> columns;
-    if (!pointwise && static_cast<std::int64_t>(columns.size()) < kg * out_plane) columns.resize(static_cast<std::size_t>(kg * out_plane));
-    float* y = out.mutable_data_unchecked();
-    for (std::int64_t n = 0; n < batch; ++n)
-      for (std::int64_t g = 0; g < group; ++g) {
-        const float* xg = x.data() + (n * cin + g * cg) * in_plane;
-        const float* bm = xg;
-        if (!pointwise) {
-          im2col(xg, cg, win, columns.data());
-          bm = columns.data();
-        }
-        Sgemm::Epilogue ep;
-        ep.row_bias = bias ? bias + g * mg : nullptr;
-        ep.relu = relu;
-        Sgemm::run(mg, out_plane, kg, w.operand(g), Sgemm::BOperand::row_major(bm, out_plane), y + (n * cout + g * mg) * out_plane, out_plane, ep);
-      }
-    return out;
-  }
-
-  // Conv: x [N, C, spatial...] with a weight packed at load [Cout, C / group, k...].
-  template <class Out, class LX, class WAxes>
-  Tensor<float, Out> conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu = false) const {
-    return conv_run<Out>(x, w, nullptr, p, relu);
-  }
-  template <class Out, class LX, class WAxes>
-  Tensor<float, Out> conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
-                          const WindowParams& p, bool relu = false) const {
-    if (bias.extents()[0] != w.out_channels()) throw KernelMisuse("conv: the bias holds " + std::to_string(bias.extents()[0]) + " elements, not one per output channel");
-    return conv_run<Out>(x, w, bias.data(), p, relu);
-  }
-  // A weight the run computes: packed on each call.
-  template <class Out, class LX, class WAxes>
-  Tensor<float, Out> conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const WindowParams& p, bool relu = false) const {
-    return conv_run<Out>(x, PackedConv<WAxes>(w, p.group), nullptr, p, relu);
-  }
-  template <class Out, class LX, class WAxes>
-  Tensor<float, Out> conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
-                          const WindowParams& p, bool relu = false) const {
-    return conv<Out>(x, PackedConv<WAxes>(w, p.group), bias, p, relu);
-  }
-
   enum class PoolKind : std::uint8_t { Max, Average };
 
   // Two spatial axes whose windows tile the input without overlap, padding or dilation (a K x K
@@ -1132,11 +1011,12 @@ struct Cpu {
   // constant, so the taps unroll and the column loop vectorises; the taps fold in pool2d's order
   // (down each column, then across), so a NaN lands as it does there.
   template <int K>
-  static void pool2d_tiled(const float* x, float* y, std::int64_t planes, const Window& w, PoolKind kind) {
-    const std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1];
+  static void pool2d_tiled(const float* x, std::int64_t pitch, std::int64_t plane_stride, float* y, std::int64_t planes, const Window& w,
+                           PoolKind kind) {
+    const std::int64_t W = pitch, OH = w.out[0], OW = w.out[1];
     const float inv = 1.0f / static_cast<float>(K * K);
     for (std::int64_t pl = 0; pl < planes; ++pl) {
-      const float* src = x + pl * H * W;
+      const float* src = x + pl * plane_stride;
       float* dst = y + pl * OH * OW;
       for (std::int64_t oh = 0; oh < OH; ++oh) {
         const float* __restrict r = src + oh * K * W;
@@ -1168,8 +1048,9 @@ struct Cpu {
 
   // Two spatial axes: a window's maximum or sum is taken over its rows first (whole input rows,
   // a loop that vectorises), then over its columns.
-  static void pool2d(const float* x, float* y, std::int64_t planes, const Window& w, PoolKind kind, bool count_include_pad) {
-    const std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1];
+  static void pool2d(const float* x, std::int64_t pitch, std::int64_t plane_stride, float* y, std::int64_t planes, const Window& w, PoolKind kind,
+                     bool count_include_pad) {
+    const std::int64_t W = w.in[1], OH = w.out[0], OW = w.out[1];
     const auto taps = [&](std::size_t d, std::int64_t o, std::int64_t& lo, std::int64_t& hi, std::int64_t& padded) {
       const std::int64_t start = o * w.stride[d] - w.pad_begin[d];
       lo = start >= 0 ? 0 : (-start + w.dil[d] - 1) / w.dil[d];
@@ -1209,7 +1090,7 @@ struct Cpu {
     const std::int64_t c0 = interior_lo * sw - w.pad_begin[1];
     const std::int64_t span = interior_hi > interior_lo ? (interior_hi - interior_lo - 1) * sw + 1 : 0;
     for (std::int64_t pl = 0; pl < planes; ++pl) {
-      const float* src = x + pl * H * W;
+      const float* src = x + pl * plane_stride;
       float* dst = y + pl * OH * OW;
       for (std::int64_t oh = 0; oh < OH; ++oh) {
         std::int64_t lo, hi, padded_rows;
@@ -1217,8 +1098,8 @@ struct Cpu {
         // The window's rows reduced first: the first tap's row copied, the others folded in.
         float* r = rows.data();
         if (hi > lo) {
-          std::copy(src + (start + lo * w.dil[0]) * W, src + (start + lo * w.dil[0]) * W + W, r);
-          for (std::int64_t t = lo + 1; t < hi; ++t) fold(r, src + (start + t * w.dil[0]) * W, W);
+          std::copy(src + (start + lo * w.dil[0]) * pitch, src + (start + lo * w.dil[0]) * pitch + W, r);
+          for (std::int64_t t = lo + 1; t < hi; ++t) fold(r, src + (start + t * w.dil[0]) * pitch, W);
         } else {
           std::fill(r, r + W, init);
         }
@@ -1255,6 +1136,167 @@ struct Cpu {
     }
   }
 
+  // A 2-D pool over planes of rows `pitch` apart, planes `plane_stride` apart (a Conv's product
+  // read in place has both wider than the plane): the direct path where the windows tile the input.
+  struct PoolStep {
+    Window w;
+    PoolKind kind = PoolKind::Max;
+    bool count_include_pad = false;
+  };
+  static void pool2d_planes(const float* x, std::int64_t pitch, std::int64_t plane_stride, float* y, std::int64_t planes, const PoolStep& step) {
+    const Window& w = step.w;
+    const bool tiled = w.k[0] == w.k[1] && w.stride[0] == w.k[0] && w.stride[1] == w.k[1] && w.dil[0] == 1 && w.dil[1] == 1 &&
+                       w.pad_begin[0] == 0 && w.pad_begin[1] == 0 && w.pad_end[0] == 0 && w.pad_end[1] == 0 &&
+                       w.out[0] * w.k[0] <= w.in[0] && w.out[1] * w.k[1] <= w.in[1];
+    if (tiled && w.k[0] == 2) pool2d_tiled<2>(x, pitch, plane_stride, y, planes, w, step.kind);
+    else if (tiled && w.k[0] == 3) pool2d_tiled<3>(x, pitch, plane_stride, y, planes, w, step.kind);
+    else pool2d(x, pitch, plane_stride, y, planes, w, step.kind, step.count_include_pad);
+  }
+
+  // A stride-1 2-D Conv without im2col: each input plane is copied once into a zero-padded plane
+  // of pitch P, and row (c, kh, kw) of the product's B is that plane shifted by kh * dh * P +
+  // kw * dw. The product runs over output rows P wide (the columns past OW are computed and
+  // dropped), then its rows are compacted into the result. One zero gap of max(left, right) pad
+  // columns between two rows serves as the right pad of one and the left pad of the next, so P is
+  // W + max(left, right), not W + left + right: fewer columns computed for nothing.
+  template <class WAxes>
+  //
+  // With `pool`, each image's product is pooled where it lies (rows P apart) while it is still in
+  // cache, and y is the pooled result: the Conv's own result is never stored.
+  static void conv2d_implicit(const float* x, const PackedConv<WAxes>& w, const float* bias, const Window& win, bool relu, std::int64_t batch,
+                              std::int64_t cin, std::int64_t cout, float* y, const PoolStep* pool = nullptr) {
+    const std::int64_t group = w.group(), cg = cin / group, mg = cout / group, kg = w.k();
+    const std::int64_t H = win.in[0], W = win.in[1], OH = win.out[0], OW = win.out[1];
+    const std::int64_t left = win.pad_begin[1], P = W + std::max(left, win.pad_end[1]);
+    // Input row h starts at (pad_begin[0] + h) * P + left; the tap (kh, kw) of output (oh, ow)
+    // reads (oh + kh * dh) * P + ow + kw * dw, which is the input or a zero.
+    const std::int64_t KH = win.k[0], KW = win.k[1], n_ext = (OH - 1) * P + OW;
+    const std::int64_t plane = (H + win.pad_begin[0] + win.pad_end[0]) * P + left;
+    static thread_local std::vector<float> padded, product;
+    static thread_local std::vector<const float*> rows;
+    padded.assign(static_cast<std::size_t>(cg * plane + Sgemm::NR), 0.0f);
+    product.resize(static_cast<std::size_t>(mg * n_ext));
+    rows.resize(static_cast<std::size_t>(kg));
+    for (std::int64_t c = 0; c < cg; ++c)
+      for (std::int64_t kh = 0; kh < KH; ++kh)
+        for (std::int64_t kw = 0; kw < KW; ++kw)
+          rows[static_cast<std::size_t>((c * KH + kh) * KW + kw)] = padded.data() + c * plane + kh * win.dil[0] * P + kw * win.dil[1];
+    const std::int64_t out_plane = OH * OW;
+    for (std::int64_t n = 0; n < batch; ++n)
+      for (std::int64_t g = 0; g < group; ++g) {
+        const float* src = x + (n * cin + g * cg) * H * W;
+        for (std::int64_t c = 0; c < cg; ++c)
+          for (std::int64_t h = 0; h < H; ++h) {
+            const float* s = src + (c * H + h) * W;
+            copy_row(s, padded.data() + c * plane + (h + win.pad_begin[0]) * P + left, W);
+          }
+        Sgemm::Epilogue ep;
+        ep.row_bias = bias ? bias + g * mg : nullptr;
+        ep.relu = relu;
+        Sgemm::run(mg, n_ext, kg, w.operand(g), Sgemm::BOperand::indirect(rows.data()), product.data(), n_ext, ep);
+        if (pool) {
+          pool2d_planes(product.data(), P, n_ext, y + (n * cout + g * mg) * pool->w.out_plane(), mg, *pool);
+          continue;
+        }
+        float* dst = y + (n * cout + g * mg) * out_plane;
+        for (std::int64_t m = 0; m < mg; ++m)
+          for (std::int64_t oh = 0; oh < OH; ++oh) {
+            copy_row(product.data() + m * n_ext + oh * P, dst + m * out_plane + oh * OW, OW);
+          }
+      }
+  }
+
+  // A Conv's window over its input, after the checks every Conv kernel makes; Out is the Conv's
+  // result, held to the input's batch axis and the weight's output-channel axis.
+  template <class Out, class LX, class WAxes>
+  static Window conv_window(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p) {
+    constexpr std::size_t R = AxisRank<LX>;
+    static_assert(R >= 3 && AxisRank<WAxes> == R && AxisRank<Out> == R, "conv: input, weight and result have one rank: [N, C, spatial...]");
+    static_assert(std::is_same_v<AxisAt<0, Out>, AxisAt<0, LX>>, "conv: the result's batch axis must be the input's");
+    static_assert(std::is_same_v<AxisAt<1, Out>, AxisAt<0, WAxes>>, "conv: the result's channel axis must be the weight's output-channel axis");
+    const auto& xe = x.extents();
+    const auto& we = w.source().extents();
+    const std::int64_t cin = xe[1], group = w.group();
+    if (p.group != group) throw KernelMisuse("conv: the weight was packed for " + std::to_string(group) + " groups, the node has " + std::to_string(p.group));
+    if (cin != we[1] * group)
+      throw KernelMisuse("conv: the input holds " + std::to_string(cin) + " channels; the weight reads " + std::to_string(we[1]) + " per group of " + std::to_string(group));
+    return window(std::span<const std::int64_t>(xe.data() + 2, R - 2), std::span<const std::int64_t>(we.data() + 2, R - 2), p, "conv");
+  }
+
+  // Whether a Conv reads each input element where it lies (every kernel extent 1, no stride, no pad).
+  static bool is_pointwise(const Window& win) {
+    bool one = true;
+    for (std::size_t i = 0; i < win.s; ++i)
+      one = one && win.k[i] == 1 && win.stride[i] == 1 && win.pad_begin[i] == 0 && win.pad_end[i] == 0;
+    return one;
+  }
+
+  template <class Out, class LX, class WAxes>
+  static HostTensor<float, Out> conv_run(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const float* bias, const WindowParams& p,
+                                          bool relu) {
+    constexpr std::size_t R = AxisRank<LX>;
+    const Window win = conv_window<Out>(x, w, p);
+    const auto& xe = x.extents();
+    const std::int64_t batch = xe[0], cin = xe[1], group = w.group(), cout = w.out_channels();
+    const std::int64_t in_plane = win.in_plane(), out_plane = win.out_plane();
+    const bool pointwise = is_pointwise(win);
+    typename HostTensor<float, Out>::Extents oe = win.result_extents(xe, cout);
+    auto out = HostTensor<float, Out>::uninitialized(oe);
+    if (out.count() == 0) return out;
+    const std::int64_t cg = cin / group, mg = cout / group, kg = w.k();
+    if constexpr (R == 4) {
+      if (!pointwise && win.stride[0] == 1 && win.stride[1] == 1) {
+        conv2d_implicit(x.data(), w, bias, win, relu, batch, cin, cout, out.mutable_data_unchecked());
+        return out;
+      }
+    }
+    static thread_local std::vector<float> columns;
+    if (!pointwise && static_cast<std::int64_t>(columns.size()) < kg * out_plane) columns.resize(static_cast<std::size_t>(kg * out_plane));
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t n = 0; n < batch; ++n)
+      for (std::int64_t g = 0; g < group; ++g) {
+        const float* xg = x.data() + (n * cin + g * cg) * in_plane;
+        const float* bm = xg;
+        if (!pointwise) {
+          im2col(xg, cg, win, columns.data());
+          bm = columns.data();
+        }
+        Sgemm::Epilogue ep;
+        ep.row_bias = bias ? bias + g * mg : nullptr;
+        ep.relu = relu;
+        Sgemm::run(mg, out_plane, kg, w.operand(g), Sgemm::BOperand::row_major(bm, out_plane), y + (n * cout + g * mg) * out_plane, out_plane, ep);
+      }
+    return out;
+  }
+
+  template <class WAxes>
+  static const float* channel_bias(const HostTensor<float, Axes<AxisAt<0, WAxes>>>& bias, const PackedConv<WAxes>& w) {
+    if (bias.extents()[0] != w.out_channels())
+      throw KernelMisuse("conv: the bias holds " + std::to_string(bias.extents()[0]) + " elements, not one per output channel");
+    return bias.data();
+  }
+
+  // Conv: x [N, C, spatial...] with a weight packed at load [Cout, C / group, k...].
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu = false) const {
+    return conv_run<Out>(x, w, nullptr, p, relu);
+  }
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
+                          const WindowParams& p, bool relu = false) const {
+    return conv_run<Out>(x, w, channel_bias(bias, w), p, relu);
+  }
+  // A weight the run computes: packed on each call.
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const WindowParams& p, bool relu = false) const {
+    return conv_run<Out>(x, PackedConv<WAxes>(w, p.group), nullptr, p, relu);
+  }
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
+                          const WindowParams& p, bool relu = false) const {
+    return conv<Out>(x, PackedConv<WAxes>(w, p.group), bias, p, relu);
+  }
+
   template <class Out, class LX>
   static HostTensor<float, Out> pool_run(const HostTensor<float, LX>& x, const WindowParams& p, PoolKind kind, const char* name) {
     constexpr std::size_t R = AxisRank<LX>;
@@ -1264,7 +1306,7 @@ struct Cpu {
     const auto& xe = x.extents();
     const Window w = window(std::span<const std::int64_t>(xe.data() + 2, R - 2), p.kernel_shape, p, name);
     const std::int64_t in_plane = w.in_plane(), out_plane = w.out_plane();
-    auto out = HostTensor<float, Out>::uninitialized(w.pooled_extents(xe));
+    auto out = HostTensor<float, Out>::uninitialized(w.result_extents(xe, xe[1]));
     if (out.count() == 0) return out;
     const std::int64_t planes = xe[0] * xe[1];
     float* y = out.mutable_data_unchecked();
@@ -1277,12 +1319,7 @@ struct Cpu {
       }
     }
     if (w.s == 2) {
-      const bool tiled = w.k[0] == w.k[1] && w.stride[0] == w.k[0] && w.stride[1] == w.k[1] && w.dil[0] == 1 && w.dil[1] == 1 &&
-                         w.pad_begin[0] == 0 && w.pad_begin[1] == 0 && w.pad_end[0] == 0 && w.pad_end[1] == 0 &&
-                         w.out[0] * w.k[0] <= w.in[0] && w.out[1] * w.k[1] <= w.in[1];
-      if (tiled && w.k[0] == 2) pool2d_tiled<2>(x.data(), y, planes, w, kind);
-      else if (tiled && w.k[0] == 3) pool2d_tiled<3>(x.data(), y, planes, w, kind);
-      else pool2d(x.data(), y, planes, w, kind, p.count_include_pad);
+      pool2d_planes(x.data(), w.in[1], in_plane, y, planes, PoolStep{w, kind, p.count_include_pad});
       return out;
     }
     for (std::int64_t pl = 0; pl < planes; ++pl) {
@@ -1355,7 +1392,7 @@ struct Cpu {
     const auto& xe = x.extents();
     const Window w = window(std::span<const std::int64_t>(xe.data() + 2, R - 2), p.kernel_shape, p, "max_pool_indices");
     const std::int64_t in_plane = w.in_plane(), out_plane = w.out_plane();
-    auto out = Tensor<std::int64_t, Out>::uninitialized(w.pooled_extents(xe));
+    auto out = Tensor<std::int64_t, Out>::uninitialized(w.result_extents(xe, xe[1]));
     if (out.count() == 0) return out;
     std::array<std::int64_t, MAX_SPATIAL> read_stride{}, index_stride{};
     for (std::int64_t step = 1, d = static_cast<std::int64_t>(w.s); d-- > 0;) read_stride[d] = step, step *= w.in[d];
@@ -1406,6 +1443,49 @@ struct Cpu {
   }
 
   // GlobalAveragePool / GlobalMaxPool: every spatial extent becomes 1.
+  // A Conv whose result only a pool reads (the fusion plan's Conv [+ Add] [+ Relu] + MaxPool or
+  // AveragePool) as one kernel. Mid is the Conv's result, Out the pool's. A stride-1 2-D Conv pools
+  // each image's product where it lies, while it is in cache; any other stores its result first.
+  template <class Out, class Mid, class LX, class WAxes>
+  static HostTensor<float, Out> conv_pool_run(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const float* bias, const WindowParams& p,
+                                               bool relu, const WindowParams& pool, PoolKind kind, const char* name) {
+    static_assert(AxisRank<Out> == AxisRank<Mid> && std::is_same_v<AxisAt<0, Out>, AxisAt<0, Mid>> && std::is_same_v<AxisAt<1, Out>, AxisAt<1, Mid>>,
+                  "pool: the result keeps the input's batch and channel axes");
+    if constexpr (AxisRank<LX> == 4) {
+      const Window win = conv_window<Mid>(x, w, p);
+      if (win.stride[0] == 1 && win.stride[1] == 1 && !is_pointwise(win)) {
+        const Window pw = window(std::span<const std::int64_t>(win.out.data(), 2), pool.kernel_shape, pool, name);
+        const auto& xe = x.extents();
+        auto out = HostTensor<float, Out>::uninitialized(pw.result_extents(xe, w.out_channels()));
+        if (out.count() == 0) return out;
+        const PoolStep step{pw, kind, pool.count_include_pad};
+        conv2d_implicit(x.data(), w, bias, win, relu, xe[0], xe[1], w.out_channels(), out.mutable_data_unchecked(), &step);
+        return out;
+      }
+    }
+    return pool_run<Out>(conv_run<Mid>(x, w, bias, p, relu), pool, kind, name);
+  }
+
+  template <class Out, class Mid, class LX, class WAxes>
+  Tensor<float, Out> conv_max_pool(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu, const WindowParams& pool) const {
+    return conv_pool_run<Out, Mid>(x, w, nullptr, p, relu, pool, PoolKind::Max, "max_pool");
+  }
+  template <class Out, class Mid, class LX, class WAxes>
+  Tensor<float, Out> conv_max_pool(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
+                                   const WindowParams& p, bool relu, const WindowParams& pool) const {
+    return conv_pool_run<Out, Mid>(x, w, channel_bias(bias, w), p, relu, pool, PoolKind::Max, "max_pool");
+  }
+  template <class Out, class Mid, class LX, class WAxes>
+  Tensor<float, Out> conv_average_pool(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu,
+                                       const WindowParams& pool) const {
+    return conv_pool_run<Out, Mid>(x, w, nullptr, p, relu, pool, PoolKind::Average, "average_pool");
+  }
+  template <class Out, class Mid, class LX, class WAxes>
+  Tensor<float, Out> conv_average_pool(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
+                                       const WindowParams& p, bool relu, const WindowParams& pool) const {
+    return conv_pool_run<Out, Mid>(x, w, channel_bias(bias, w), p, relu, pool, PoolKind::Average, "average_pool");
+  }
+
   template <class Out, class LX>
   static HostTensor<float, Out> global_pool(const HostTensor<float, LX>& x, PoolKind kind) {
     constexpr std::size_t R = AxisRank<LX>;

@@ -171,7 +171,28 @@ class Planner {
     if (f.packed) f.absorbed = regroupings;
     bool own_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
     absorb_epilogue(f, n, 1, !own_bias);
+    if (f.packed && y->dims.size() == 4) absorb_pool(f);
     return f;
+  }
+
+  // Extends a Conv's fusion with the MaxPool or AveragePool that alone reads its result (a MaxPool
+  // whose Indices the graph reads stays a node of its own).
+  void absorb_pool(ProductFusion& f) const {
+    std::size_t index = 0;
+    const Node* next = sole_reader(f.result, index);
+    if (!next || !next->domain.empty() || (next->op_type != "MaxPool" && next->op_type != "AveragePool")) return;
+    if (next->inputs.size() != 1 || next->outputs.empty() || next->outputs[0].empty()) return;
+    if (next->outputs.size() > 2 || (next->outputs.size() == 2 && !next->outputs[1].empty())) return;
+    const auto* in = axes_of(f.result);
+    const auto* out = axes_of(next->outputs[0]);
+    const auto* ov = value(next->outputs[0]);
+    if (!in || !out || !ov || ov->elem != ElementType::F32 || out->size() != in->size() || (*out)[0] != (*in)[0] || (*out)[1] != (*in)[1])
+      return;
+    f.pool = index;
+    f.pool_op = next->op_type;
+    f.pooled = f.result;
+    f.absorbed.push_back(index);
+    f.result = next->outputs[0];
   }
 
   std::optional<ProductFusion> matmul(std::size_t index, const Node& n) const {
@@ -230,6 +251,7 @@ std::string ProductFusion::label() const {
   std::string s = head_op;
   if (!bias.empty()) s += " + Add";
   if (relu) s += " + Relu";
+  if (pool) s += " + " + pool_op;
   return s;
 }
 

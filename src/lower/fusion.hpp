@@ -8,9 +8,10 @@
 // - which constant weight it reads packed: an initializer, possibly through regroupings (Reshape,
 //   Flatten, Squeeze, Unsqueeze) that nothing else reads; those regroupings happen at load;
 // - which of the nodes after it it computes: an Add of a constant bias that varies along the
-//   product's channel axis only (Conv: axis 1; MatMul, Gemm: the last axis), then a Relu — each only
-//   when the value before it has no other reader and is not a graph output, so no value the graph
-//   can observe goes missing.
+//   product's channel axis only (Conv: axis 1; MatMul, Gemm: the last axis), then a Relu, then (a
+//   2-D Conv with a packed weight) a MaxPool or AveragePool, which pools each image's product while
+//   it is in cache — each only when the value before it has no other reader and is not a graph
+//   output, so no value the graph can observe goes missing.
 //
 // Everything else keeps the node-by-node lowering.
 #pragma once
@@ -40,10 +41,13 @@ struct ProductFusion {
   std::optional<PackedOperand> packed;  // the weight read packed, if it is a constant
   std::string bias;                     // the constant the absorbed Add adds ("" for none)
   bool relu = false;                    // an absorbed Relu
+  std::optional<std::size_t> pool;      // an absorbed MaxPool or AveragePool (a node index)
+  std::string pooled;                   // the tensor that pool reads: the product's result
   std::string result;                   // the tensor the fused call defines
   std::vector<std::size_t> absorbed;    // the nodes the head's call computes besides itself
   std::string label() const;            // "Conv + Add + Relu", for the comment above the call
   std::string head_op;
+  std::string pool_op;                  // "MaxPool" or "AveragePool" with `pool`
 };
 
 struct FusionPlan {

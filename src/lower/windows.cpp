@@ -45,8 +45,20 @@ bool lower_windows(LowerContext& cx, const Node& n) {
     if (cx.has(2)) args.push_back(Arg::of_tensor(cx.in(2)));
     else if (f && !f->bias.empty()) args.push_back(cx.channel_bias(f->bias, out.axes.at(1), out.dims.at(1)));
     args.push_back(Arg::of_code(window_params(cx)));
-    if (f && f->relu) args.push_back(Arg::of_code("true"));
-    cx.call("conv", {TypeArg::of_axes(out.axes)}, args, {out.name});
+    if (f && f->pool) {
+      // conv_max_pool<Pooled, Product>(x, w, [bias,] conv window, relu, pool window).
+      args.push_back(Arg::of_code(f->relu ? "true" : "false"));
+      const Node& pool = cx.model.graph.nodes.at(*f->pool);
+      const Node* conv = cx.node;
+      cx.node = &pool;  // the pool's attributes, and errors naming the pool
+      args.push_back(Arg::of_code(window_params(cx)));
+      cx.node = conv;
+      cx.call(f->pool_op == "MaxPool" ? "conv_max_pool" : "conv_average_pool",
+              {TypeArg::of_axes(out.axes), TypeArg::of_axes(cx.info(f->pooled).axes)}, args, {out.name});
+    } else {
+      if (f && f->relu) args.push_back(Arg::of_code("true"));
+      cx.call("conv", {TypeArg::of_axes(out.axes)}, args, {out.name});
+    }
     if (f) cx.out.calls.back().op = f->label();
     return true;
   }

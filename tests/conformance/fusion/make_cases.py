@@ -125,3 +125,45 @@ products = helper.make_graph(
     ],
 )
 write_case("products", products, [rand(5, 12)])
+
+# A Conv whose result only a pool reads: the pool runs on each image's product in the Conv's kernel.
+# Windows that tile (2x2 at 2, 3x3 at 3, leaving rows no window reaches), a padded ceil-mode window
+# that overlaps, a grouped Conv, and beside them the forms that store the Conv's result first (a
+# strided Conv, a pointwise Conv) or keep the pool a node of its own (a MaxPool whose Indices the
+# graph returns).
+conv_pool = helper.make_graph(
+    [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c1", "b1"], ["s1"]),
+        helper.make_node("Relu", ["s1"], ["r1"]),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["p1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("MaxPool", ["c2"], ["y"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1),
+        helper.make_node("Conv", ["x", "w3"], ["c3"]),
+        helper.make_node("AveragePool", ["c3"], ["z"], kernel_shape=[3, 3], strides=[3, 3]),
+        helper.make_node("Conv", ["x", "w4"], ["c4"], strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c4"], ["r4"]),
+        helper.make_node("AveragePool", ["r4"], ["u"], kernel_shape=[2, 2], pads=[1, 1, 0, 0], count_include_pad=1),
+        helper.make_node("Conv", ["x", "w5"], ["c5"]),
+        helper.make_node("MaxPool", ["c5"], ["v"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["x", "w6"], ["c6"], pads=[1, 1, 1, 1]),
+        helper.make_node("MaxPool", ["c6"], ["q", "qi"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["x", "w7"], ["c7"], group=3, pads=[2, 2, 2, 2], dilations=[2, 2]),
+        helper.make_node("Relu", ["c7"], ["r7"]),
+        helper.make_node("AveragePool", ["r7"], ["g"], kernel_shape=[2, 2], strides=[2, 2]),
+    ],
+    "conv_pool",
+    [vi("x", [2, 3, 11, 10])],
+    [vi("y", [2, 5, 3, 3]), vi("z", [2, 3, 3, 2]), vi("u", [2, 2, 6, 5]), vi("v", [2, 2, 5, 5]), vi("q", [2, 3, 5, 5]),
+     helper.make_tensor_value_info("qi", TensorProto.INT64, [2, 3, 5, 5]), vi("g", [2, 6, 5, 5])],
+    [
+        init("w1", rand(4, 3, 3, 3)), init("b1", rand(4, 1, 1)),
+        init("w2", rand(5, 4, 3, 3)), init("b2", rand(5)),
+        init("w3", rand(3, 3, 3, 3)),
+        init("w4", rand(2, 3, 3, 3)),
+        init("w5", rand(2, 3, 1, 1)),
+        init("w6", rand(3, 3, 3, 3)),
+        init("w7", rand(6, 1, 3, 3)),
+    ],
+)
+write_case("conv_pool", conv_pool, [rand(2, 3, 11, 10)])

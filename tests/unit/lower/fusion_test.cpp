@@ -125,6 +125,54 @@ TEST(Fusion, AnAddReadTwiceFusesButTheReluAfterItDoesNot) {
   EXPECT_NE(f.find(" y = backend.unary(ExprOp::Relu, s, 0, 0);"), std::string::npos);
 }
 
+const char* kPoolLayout = R"({"layout": [
+  {"pattern": "x", "axes": ["N", "Cin", "H", "W"]},
+  {"pattern": "w", "axes": ["Cout", "Cin", "KH", "KW"]},
+  {"pattern": "b", "axes": ["Cout", "One1", "One2"]},
+  {"pattern": "c", "axes": ["N", "Cout", "H", "W"]},
+  {"pattern": "y", "axes": ["N", "Cout", "PH", "PW"]},
+  {"pattern": "yi", "axes": ["N", "Cout", "PH", "PW"]}
+]})";
+
+TEST(Fusion, AConvReadOnlyByAPoolPoolsInItsKernel) {
+  // Conv + Add + Relu + MaxPool: one call, typed by the pooled result and the product between.
+  std::string f = forward_of(build_text("conv_pool",
+                                        conv_graph("float[1, 3, 2, 2] y", "", ", float[3, 1, 1] b = {}",
+                                                   "  s = Add(c, b)\n  r = Relu(s)\n  y = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (r)\n"),
+                                        kPoolLayout));
+  EXPECT_NE(f.find("// node Conv -> 'c' (Conv + Add + Relu + MaxPool)"), std::string::npos) << f;
+  EXPECT_NE(f.find(" y = backend.template conv_max_pool<Axes<N, Cout, PH, PW>, Axes<N, Cout, H, W>>(x_dev, weights.w_packed, "
+                   "b_channels_dev, WindowParams{{}, {}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false}, true, "
+                   "WindowParams{{2, 2}, {2, 2}, {}, {}, 1, AutoPad::NotSet, false, false});"),
+            std::string::npos)
+      << f;
+  EXPECT_EQ(count(f, "backend.template "), 1u);
+  // AveragePool straight after the Conv: no bias, no Relu.
+  f = forward_of(build_text("conv_avg",
+                            conv_graph("float[1, 3, 2, 2] y", "", "", "  y = AveragePool <kernel_shape = [2, 2], strides = [2, 2]> (c)\n"),
+                            kPoolLayout));
+  EXPECT_NE(f.find(" y = backend.template conv_average_pool<Axes<N, Cout, PH, PW>, Axes<N, Cout, H, W>>(x_dev, weights.w_packed, "
+                   "WindowParams{{}, {}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false}, false, WindowParams{"),
+            std::string::npos)
+      << f;
+}
+
+TEST(Fusion, APoolWhoseIndicesTheGraphReadsOrAProductReadTwiceIsNotFused) {
+  std::string f = forward_of(build_text("conv_pool_indices",
+                                        conv_graph("float[1, 3, 2, 2] y, int64[1, 3, 2, 2] yi", "", "",
+                                                   "  y, yi = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (c)\n"),
+                                        kPoolLayout));
+  EXPECT_NE(f.find(" c = backend.template conv<Axes<N, Cout, H, W>>(x_dev, weights.w_packed, WindowParams{"), std::string::npos) << f;
+  EXPECT_NE(f.find(" y = backend.template max_pool<Axes<N, Cout, PH, PW>>(c, WindowParams{"), std::string::npos);
+  EXPECT_EQ(f.find("conv_max_pool"), std::string::npos);
+  f = forward_of(build_text("conv_pool_twice",
+                            conv_graph("float[1, 3, 2, 2] y, float[1, 3, 5, 5] z", "", "",
+                                       "  y = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (c)\n  z = Neg(c)\n"),
+                            kPoolLayout));
+  EXPECT_NE(f.find(" y = backend.template max_pool<Axes<N, Cout, PH, PW>>(c, WindowParams{"), std::string::npos) << f;
+  EXPECT_EQ(f.find("conv_max_pool"), std::string::npos);
+}
+
 const char* kProductGraph = R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[B, 12] x) => (float[B, 3] y, float[B, 7] q)
 <float[3, 4, 8] w1 = {}, int64[2] shape1 = {12, 8}, float[1, 8] b1 = {}, float[6, 8] w2 = {}, float[6] c2 = {},
