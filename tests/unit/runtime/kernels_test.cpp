@@ -254,6 +254,68 @@ TEST(Conv, EmptyBatchGivesEmptyResult) {
   EXPECT_EQ(y.extents(), (std::array<std::int64_t, 3>{0, 3, 4}));
 }
 
+// conv_max_pool / conv_average_pool pool each image's product where it lies (rows at the padded
+// pitch) or, for a Conv that is not stride-1 2-D, store the Conv's result first. Either way every
+// element is the one the two calls give: the same products, reduced in the same order (a NaN too).
+TEST(ConvPool, GivesWhatTheConvThenThePoolGive) {
+  struct N {};
+  struct C {};
+  struct K {};
+  struct H {};
+  struct W {};
+  struct KH {};
+  struct KW {};
+  struct PH {};
+  struct PW {};
+  struct Case {
+    std::array<std::int64_t, 4> x, w;
+    WindowParams conv, pool;
+    bool relu, average;
+  };
+  const std::vector<Case> cases = {
+      // 2x2 at stride 2 over a padded product (pitch 11 for 10 columns); a row no window reaches.
+      {{2, 3, 11, 10}, {4, 3, 3, 3}, {{}, {}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false},
+       {{2, 2}, {2, 2}, {}, {}, 1, AutoPad::NotSet, false, false}, true, false},
+      // An overlapping, padded, ceil-mode window: the row-pass path, at the pitch.
+      {{2, 3, 11, 10}, {4, 3, 3, 3}, {{}, {}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false},
+       {{3, 3}, {2, 2}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, true, false}, false, false},
+      // Groups and dilations; 3x3 average at stride 3.
+      {{1, 4, 9, 9}, {6, 2, 3, 3}, {{}, {}, {2, 2, 2, 2}, {2, 2}, 2, AutoPad::NotSet, false, false},
+       {{3, 3}, {3, 3}, {}, {}, 1, AutoPad::NotSet, false, false}, true, true},
+      // Asymmetric pads, an average counting its padding.
+      {{1, 2, 7, 8}, {3, 2, 2, 3}, {{}, {}, {0, 2, 1, 0}, {}, 1, AutoPad::NotSet, false, false},
+       {{2, 2}, {1, 1}, {1, 0, 0, 1}, {}, 1, AutoPad::NotSet, false, true}, false, true},
+      // A strided Conv: stored, then pooled.
+      {{2, 3, 11, 10}, {4, 3, 3, 3}, {{}, {2, 2}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false},
+       {{2, 2}, {2, 2}, {}, {}, 1, AutoPad::NotSet, false, false}, true, false},
+      // An empty batch.
+      {{0, 3, 6, 6}, {4, 3, 3, 3}, {}, {{2, 2}, {2, 2}, {}, {}, 1, AutoPad::NotSet, false, false}, false, false},
+  };
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    SCOPED_TRACE("case " + std::to_string(i));
+    Tensor<float, Axes<N, C, H, W>> x(c.x);
+    Tensor<float, Axes<K, C, KH, KW>> wt(c.w);
+    Tensor<float, Axes<K>> bias({c.w[0]});
+    for (std::int64_t j = 0; j < x.count(); ++j) x.data()[j] = u(rng);
+    if (x.count() > 5) x.data()[5] = std::numeric_limits<float>::quiet_NaN();
+    for (std::int64_t j = 0; j < wt.count(); ++j) wt.data()[j] = u(rng);
+    for (std::int64_t j = 0; j < bias.count(); ++j) bias.data()[j] = u(rng);
+    const PackedConv<Axes<K, C, KH, KW>> w(wt, c.conv.group);
+    auto product = cpu.conv<Axes<N, K, H, W>>(x, w, bias, c.conv, c.relu);
+    auto want = c.average ? cpu.average_pool<Axes<N, K, PH, PW>>(product, c.pool) : cpu.max_pool<Axes<N, K, PH, PW>>(product, c.pool);
+    auto got = c.average ? cpu.conv_average_pool<Axes<N, K, PH, PW>, Axes<N, K, H, W>>(x, w, bias, c.conv, c.relu, c.pool)
+                         : cpu.conv_max_pool<Axes<N, K, PH, PW>, Axes<N, K, H, W>>(x, w, bias, c.conv, c.relu, c.pool);
+    ASSERT_EQ(got.extents(), want.extents());
+    for (std::int64_t j = 0; j < want.count(); ++j) {
+      const float g = got.data()[j], e = want.data()[j];
+      EXPECT_TRUE(g == e || (std::isnan(g) && std::isnan(e))) << "element " << j << ": " << g << " against " << e;
+    }
+  }
+}
+
 TEST(LayerNorm, WithoutBias) {
   Tensor<float, Axes<Batch, Feat>> x({1, 2}, {1, 3});
   Tensor<float, Axes<Feat>> g({2}, {2, 1});
