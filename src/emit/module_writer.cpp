@@ -16,32 +16,12 @@ namespace loam::emit {
 namespace {
 
 using lower::Arg;
+using lower::cpp_compute_type;
+using lower::cpp_element_type;
 using lower::AxisName;
 using lower::TensorInfo;
 using stage0::Extent;
 
-std::string element_cpp(ElementType t) {
-  switch (t) {
-    case ElementType::F32: return "float";
-    case ElementType::I64: return "std::int64_t";
-    case ElementType::Bool: return "bool";
-    case ElementType::F16: return "Half";
-    case ElementType::BF16: return "BFloat16";
-    case ElementType::I8: return "std::int8_t";
-    case ElementType::U8: return "std::uint8_t";
-    case ElementType::I16: return "std::int16_t";
-    case ElementType::U16: return "std::uint16_t";
-    case ElementType::I32: return "std::int32_t";
-    case ElementType::U32: return "std::uint32_t";
-    default: return "";
-  }
-}
-// Kernels compute half precision in float and the narrower integers in int64.
-std::string compute_cpp(ElementType t) {
-  if (t == ElementType::F16 || t == ElementType::BF16) return "float";
-  if (is_narrow_integer(t)) return "std::int64_t";
-  return element_cpp(t);
-}
 const char* safetensors_dtype(ElementType t) {
   switch (t) {
     case ElementType::F32: return "F32";
@@ -132,14 +112,14 @@ class Writer {
     return s + ">";
   }
   std::string host_type(const TensorInfo& t) {
-    std::string e = element_cpp(t.elem);
+    std::string e = cpp_element_type(t.elem);
     if (e.empty())
       fail(o_.source_name + ": tensor '" + t.name + "': element type " + element_type_name(t.elem) +
            " cannot cross the module's boundary (float, float16, bfloat16, bool and the integers of 8 to 64 bits but uint64 can)");
     return "Tensor<" + e + ", " + axes_cpp(t.axes) + ">";
   }
   std::string device_type(const TensorInfo& t) {
-    std::string e = compute_cpp(t.elem);
+    std::string e = cpp_compute_type(t.elem);
     if (e.empty())
       fail(o_.source_name + ": tensor '" + t.name + "': element type " + element_type_name(t.elem) +
            " is not one the kernels compute in");
@@ -330,7 +310,7 @@ void Writer::write_weights() {
   };
   auto embedded_init = [&](std::ostream& os, std::size_t i, const char* target) {
     const auto& w = m_.weights[i];
-    os << "  " << target << "." << members[i] << " = loam_tensor_from_bytes<" << element_cpp(w.info.elem) << ", "
+    os << "  " << target << "." << members[i] << " = loam_tensor_from_bytes<" << cpp_element_type(w.info.elem) << ", "
        << axes_cpp(w.info.axes) << ">(" << extents_text(w.info) << ", loam_embedded_bytes() + " << where[i].first << ");\n";
   };
   if (all_embedded) {
@@ -354,7 +334,7 @@ void Writer::write_weights() {
       continue;
     }
     const char* dtype = safetensors_dtype(w.info.elem);
-    out_ << "  {\n    auto t = loam_safetensors_take<" << element_cpp(w.info.elem) << ", " << axes_cpp(w.info.axes)
+    out_ << "  {\n    auto t = loam_safetensors_take<" << cpp_element_type(w.info.elem) << ", " << axes_cpp(w.info.axes)
          << ">(*header, checkpoint, " << quote(w.info.name) << ", \"" << dtype << "\", " << extents_text(w.info) << ", {";
     for (std::size_t k = 0; k < w.info.axes.size(); ++k) out_ << (k ? ", " : "") << quote(w.info.axes[k].text());
     out_ << "});\n    if (!t) return std::unexpected(t.error());\n    w." << members[i] << " = std::move(*t);\n  }\n";
@@ -401,7 +381,7 @@ void Writer::write_prepared_init() {
 }
 
 std::string Writer::folded_literal(const lower::FoldedTensor& f) {
-  std::string e = element_cpp(f.info.elem);
+  std::string e = cpp_element_type(f.info.elem);
   std::size_t es = element_size(f.info.elem);
   std::size_t n = es ? f.bytes.size() / es : 0;
   std::string var = names_.fresh("loam_folded");
@@ -659,7 +639,7 @@ void Writer::write_forward() {
     const auto& in = m_.inputs[i];
     std::string var = names_.fresh(params[i] + "_dev");
     std::string up = "backend.upload(" + params[i] + ")";
-    if (compute_cpp(in.elem) != element_cpp(in.elem)) up = "backend.template cast<" + compute_cpp(in.elem) + ">(" + up + ")";
+    if (cpp_compute_type(in.elem) != cpp_element_type(in.elem)) up = "backend.template cast<" + cpp_compute_type(in.elem) + ">(" + up + ")";
     body_ += "  const " + device_type(in) + " " + var + " = " + up + ";\n";
     device_[in.name] = var;
   }
@@ -685,7 +665,7 @@ void Writer::write_forward() {
     std::string member = names_.mint(w.info.name);
     std::string var = names_.fresh(member + "_dev");
     std::string up = "backend.upload(weights." + member + ")";
-    if (compute_cpp(w.info.elem) != element_cpp(w.info.elem)) up = "backend.template cast<" + compute_cpp(w.info.elem) + ">(" + up + ")";
+    if (cpp_compute_type(w.info.elem) != cpp_element_type(w.info.elem)) up = "backend.template cast<" + cpp_compute_type(w.info.elem) + ">(" + up + ")";
     body_ += "  const " + device_type(w.info) + " " + var + " = " + up + ";\n";
     device_[w.info.name] = var;
   }
@@ -713,8 +693,8 @@ void Writer::write_forward() {
   body_ += "\n  // Outputs.\n";
   auto download = [&](const TensorInfo& o) {
     std::string v = device_.at(o.name);
-    if (compute_cpp(o.elem) != element_cpp(o.elem))
-      return "backend.download(backend.template cast<" + element_cpp(o.elem) + ">(" + v + "))";
+    if (cpp_compute_type(o.elem) != cpp_element_type(o.elem))
+      return "backend.download(backend.template cast<" + cpp_element_type(o.elem) + ">(" + v + "))";
     return "backend.download(" + v + ")";
   };
   if (iface_.outputs_struct) {

@@ -92,7 +92,4 @@ void provide_tensor(LowerContext& cx, const std::string& name, std::set<std::str
 // If (branch.cpp): one `if` over the condition with a block per branch.
 void lower_if(LowerContext& cx, const Node& n, const stage0::IfBranches& branches, std::set<std::string>& defined);
 
-// "float", "std::int64_t", "bool", "Half", "BFloat16"; empty for a type the module cannot hold.
-std::string cpp_element_type(ElementType t);
-
 }  // namespace loam::lower

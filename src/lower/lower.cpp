@@ -16,8 +16,20 @@ std::string cpp_element_type(ElementType t) {
     case ElementType::Bool: return "bool";
     case ElementType::F16: return "Half";
     case ElementType::BF16: return "BFloat16";
+    case ElementType::I8: return "std::int8_t";
+    case ElementType::U8: return "std::uint8_t";
+    case ElementType::I16: return "std::int16_t";
+    case ElementType::U16: return "std::uint16_t";
+    case ElementType::I32: return "std::int32_t";
+    case ElementType::U32: return "std::uint32_t";
     default: return "";
   }
+}
+
+std::string cpp_compute_type(ElementType t) {
+  if (t == ElementType::F16 || t == ElementType::BF16) return "float";
+  if (is_narrow_integer(t)) return "std::int64_t";
+  return cpp_element_type(t);
 }
 
 std::string LowerContext::where() const {
@@ -199,9 +211,7 @@ Arg LowerContext::channel_bias(const std::string& bias, const AxisName& axis, co
 }
 
 std::string LowerContext::compute_type(ElementType t) const {
-  if (t == ElementType::F16 || t == ElementType::BF16) return "float";
-  if (is_narrow_integer(t)) return "std::int64_t";
-  std::string s = cpp_element_type(t);
+  std::string s = cpp_compute_type(t);
   if (s.empty()) error(std::string("element type ") + element_type_name(t) + " is not one the kernels compute in");
   return s;
 }

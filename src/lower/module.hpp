@@ -132,6 +132,12 @@ struct LoweredModule {
   std::vector<stage0::SymbolBinding> bindings;
 };
 
+// The C++ type a module stores an element type in ("float", "std::int64_t", "Half", "std::int8_t",
+// …), and the one kernels compute it in (half precision in float, the narrower integers in int64);
+// empty for a type the module cannot hold.
+std::string cpp_element_type(ElementType t);
+std::string cpp_compute_type(ElementType t);
+
 // Lowers every kernel node. Throws loam::Error naming the file and node for an operator (or a form
 // of one) no kernel computes.
 LoweredModule lower_module(const Model& model, const stage0::Stage0Result& analysed,
