@@ -1206,6 +1206,74 @@ struct Cpu {
       }
   }
 
+  // A 2-D Conv whose groups each read one input channel (MobileNet's depthwise layers): as an SGEMM
+  // each group would be a product of one or a few rows over K = KH * KW, so each output channel is
+  // computed directly instead: blocks of DEPTHWISE_BLOCK output columns, every tap one multiply-add
+  // into the block's accumulators, which stay in registers across the taps. The input plane is
+  // copied once per group into a zero-padded plane (with slack past its end for a last block's
+  // unused columns), so no tap tests a bound. The sums run in the SGEMM's order: taps in order,
+  // then the bias, then Relu keeping NaN.
+  static constexpr std::int64_t DEPTHWISE_BLOCK = 16;
+
+  // K and SW: the kernel's extent (both axes) and the column stride where they are constants (3 x 3
+  // and strides 1 and 2 are most depthwise layers), so the taps unroll; 0 reads them from the call.
+  template <std::int64_t K, std::int64_t SW>
+  static void depthwise_row(const float* row0, std::int64_t pitch, const float* wc, std::int64_t kh_n, std::int64_t kw_n, std::int64_t dh,
+                            std::int64_t dw, std::int64_t sw, float b, bool relu, float* dst, std::int64_t OW) {
+    const std::int64_t step = SW > 0 ? SW : sw, KH = K > 0 ? K : kh_n, KW = K > 0 ? K : kw_n;
+    for (std::int64_t ow0 = 0; ow0 < OW; ow0 += DEPTHWISE_BLOCK) {
+      float acc[DEPTHWISE_BLOCK] = {};
+      const float* base = row0 + ow0 * step;
+      for (std::int64_t kh = 0; kh < KH; ++kh)
+        for (std::int64_t kw = 0; kw < KW; ++kw) {
+          const float wv = wc[kh * KW + kw];
+          const float* tap = base + kh * dh * pitch + kw * dw;
+          for (std::int64_t j = 0; j < DEPTHWISE_BLOCK; ++j) acc[j] += wv * tap[j * step];
+        }
+      const std::int64_t n = std::min(DEPTHWISE_BLOCK, OW - ow0);
+      for (std::int64_t j = 0; j < n; ++j) {
+        const float v = acc[j] + b;
+        dst[ow0 + j] = relu ? (v > 0.0f ? v : (v == v ? 0.0f : v)) : v;
+      }
+    }
+  }
+
+  static void depthwise2d(const float* x, const float* w, const float* bias, const Window& win, bool relu, std::int64_t batch, std::int64_t group,
+                          std::int64_t per_group, float* y) {
+    const std::int64_t H = win.in[0], W = win.in[1], OH = win.out[0], OW = win.out[1];
+    const std::int64_t KH = win.k[0], KW = win.k[1], sh = win.stride[0], sw = win.stride[1], dh = win.dil[0], dw = win.dil[1];
+    const std::int64_t top = win.pad_begin[0], left = win.pad_begin[1];
+    const std::int64_t P = W + left + win.pad_end[1], rows = H + top + win.pad_end[0];
+    static thread_local std::vector<float> padded;
+    // Each group rewrites the same interior; the slack holds what a last block reads past the plane.
+    padded.assign(static_cast<std::size_t>(rows * P + DEPTHWISE_BLOCK * sw + (KW - 1) * dw), 0.0f);
+    for (std::int64_t n = 0; n < batch; ++n)
+      for (std::int64_t g = 0; g < group; ++g) {
+        const float* src = x + (n * group + g) * H * W;
+        for (std::int64_t h = 0; h < H; ++h) copy_row(src + h * W, padded.data() + (h + top) * P + left, W);
+        for (std::int64_t m = 0; m < per_group; ++m) {
+          const std::int64_t oc = g * per_group + m;
+          const float* wc = w + oc * KH * KW;
+          const float b = bias ? bias[oc] : 0.0f;
+          float* dst = y + (n * group * per_group + oc) * OH * OW;
+          for (std::int64_t oh = 0; oh < OH; ++oh) {
+            const float* row0 = padded.data() + oh * sh * P;
+            float* d = dst + oh * OW;
+            const bool k3 = KH == 3 && KW == 3;
+            if (k3 && sw == 1) depthwise_row<3, 1>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
+            else if (k3 && sw == 2) depthwise_row<3, 2>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
+            else depthwise_row<0, 0>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
+          }
+        }
+      }
+  }
+
+  // Whether a Conv's groups each read one input channel (and there is more than one group).
+  template <class WAxes>
+  static bool is_depthwise(const PackedConv<WAxes>& w, std::int64_t cin) {
+    return w.group() > 1 && cin == w.group();
+  }
+
   // A Conv's window over its input, after the checks every Conv kernel makes; Out is the Conv's
   // result, held to the input's batch axis and the weight's output-channel axis.
   template <class Out, class LX, class WAxes>
@@ -1245,6 +1313,10 @@ struct Cpu {
     if (out.count() == 0) return out;
     const std::int64_t cg = cin / group, mg = cout / group, kg = w.k();
     if constexpr (R == 4) {
+      if (is_depthwise(w, cin)) {
+        depthwise2d(x.data(), w.source().data(), bias, win, relu, batch, group, mg, out.mutable_data_unchecked());
+        return out;
+      }
       if (!pointwise && win.stride[0] == 1 && win.stride[1] == 1) {
         conv2d_implicit(x.data(), w, bias, win, relu, batch, cin, cout, out.mutable_data_unchecked());
         return out;
@@ -1453,7 +1525,7 @@ struct Cpu {
                   "pool: the result keeps the input's batch and channel axes");
     if constexpr (AxisRank<LX> == 4) {
       const Window win = conv_window<Mid>(x, w, p);
-      if (win.stride[0] == 1 && win.stride[1] == 1 && !is_pointwise(win)) {
+      if (win.stride[0] == 1 && win.stride[1] == 1 && !is_pointwise(win) && !is_depthwise(w, x.extents()[1])) {
         const Window pw = window(std::span<const std::int64_t>(win.out.data(), 2), pool.kernel_shape, pool, name);
         const auto& xe = x.extents();
         auto out = HostTensor<float, Out>::uninitialized(pw.result_extents(xe, w.out_channels()));

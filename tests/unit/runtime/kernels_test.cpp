@@ -255,7 +255,7 @@ TEST(Conv, EmptyBatchGivesEmptyResult) {
 }
 
 // conv_max_pool / conv_average_pool pool each image's product where it lies (rows at the padded
-// pitch) or, for a Conv that is not stride-1 2-D, store the Conv's result first. Either way every
+// pitch) or, for a Conv that is not stride-1 2-D or is depthwise, store the Conv's result first. Either way every
 // element is the one the two calls give: the same products, reduced in the same order (a NaN too).
 TEST(ConvPool, GivesWhatTheConvThenThePoolGive) {
   struct N {};
@@ -285,6 +285,9 @@ TEST(ConvPool, GivesWhatTheConvThenThePoolGive) {
       // Asymmetric pads, an average counting its padding.
       {{1, 2, 7, 8}, {3, 2, 2, 3}, {{}, {}, {0, 2, 1, 0}, {}, 1, AutoPad::NotSet, false, false},
        {{2, 2}, {1, 1}, {1, 0, 0, 1}, {}, 1, AutoPad::NotSet, false, true}, false, true},
+      // A depthwise Conv (its own kernel): stored, then pooled.
+      {{1, 4, 9, 9}, {4, 1, 3, 3}, {{}, {}, {1, 1, 1, 1}, {}, 4, AutoPad::NotSet, false, false},
+       {{2, 2}, {2, 2}, {}, {}, 1, AutoPad::NotSet, false, false}, true, false},
       // A strided Conv: stored, then pooled.
       {{2, 3, 11, 10}, {4, 3, 3, 3}, {{}, {2, 2}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false},
        {{2, 2}, {2, 2}, {}, {}, 1, AutoPad::NotSet, false, false}, true, false},

@@ -129,6 +129,13 @@ run("maxpool2d_tiled2", "MaxPool", [("x", f(2, 3, 7, 9))], {"kernel_shape": [2, 
 run("maxpool2d_tiled3", "MaxPool", [("x", f(1, 2, 14, 14))], {"kernel_shape": [3, 3], "strides": [3, 3]})
 run("avgpool_tiled2", "AveragePool", [("x", f(2, 2, 6, 5))], {"kernel_shape": [2, 2], "strides": [2, 2]})
 run("avgpool_tiled3", "AveragePool", [("x", f(1, 1, 9, 7))], {"kernel_shape": [3, 3], "strides": [3, 3]})
+# Depthwise convolutions (one input channel per group) run the direct kernel: two output channels
+# per group, strides, dilations, asymmetric pads, a bias, a batch.
+run("conv2d_depthwise_strided", "Conv", [("x", f(2, 4, 9, 8)), ("w", f(8, 1, 3, 3)), ("b", f(8))],
+    {"group": 4, "strides": [2, 1], "pads": [1, 0, 1, 2], "dilations": [1, 2]})
+run("conv2d_depthwise_stride2", "Conv", [("x", f(1, 3, 8, 9)), ("w", f(3, 1, 3, 3))], {"group": 3, "strides": [2, 2], "pads": [1, 1, 1, 1]})
+run("conv2d_depthwise_5x4", "Conv", [("x", f(1, 2, 7, 9)), ("w", f(4, 1, 5, 4)), ("b", f(4))],
+    {"group": 2, "strides": [1, 3], "pads": [2, 1, 2, 1]})
 
 
 def fmt(a):

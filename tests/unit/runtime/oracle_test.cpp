@@ -103,6 +103,39 @@ TEST(OracleConv, Depthwise) {
   expect_matches(y, out0);
 }
 
+TEST(OracleConv, DepthwiseWithTwoChannelsPerGroupStridedDilatedAndPadded) {
+  using namespace oracle::conv2d_depthwise_strided;
+  WindowParams p;
+  p.group = 4;
+  p.strides = {2, 1};
+  p.pads = {1, 0, 1, 2};
+  p.dilations = {1, 2};
+  expect_matches(cpu.conv<Axes<N, Cout, H, W>>(load<Axes<N, C, H, W>>(x), load<Axes<Cout, Cin, KH, KW>>(w), load<Axes<Cout>>(b), p), out0);
+  // With Relu in the store: onnxruntime's values with negatives zeroed.
+  OracleTensor<float> want = out0;
+  for (auto& v : want.values) v = std::max(v, 0.0f);
+  expect_matches(cpu.conv<Axes<N, Cout, H, W>>(load<Axes<N, C, H, W>>(x), load<Axes<Cout, Cin, KH, KW>>(w), load<Axes<Cout>>(b), p, true), want);
+}
+
+TEST(OracleConv, DepthwiseAtColumnStrideTwoAndWithAKernelOfAnyExtent) {
+  {
+    using namespace oracle::conv2d_depthwise_stride2;
+    WindowParams p;
+    p.group = 3;
+    p.strides = {2, 2};
+    p.pads = {1, 1, 1, 1};
+    expect_matches(cpu.conv<Axes<N, Cout, H, W>>(load<Axes<N, C, H, W>>(x), load<Axes<Cout, Cin, KH, KW>>(w), p), out0);
+  }
+  {
+    using namespace oracle::conv2d_depthwise_5x4;
+    WindowParams p;
+    p.group = 2;
+    p.strides = {1, 3};
+    p.pads = {2, 1, 2, 1};
+    expect_matches(cpu.conv<Axes<N, Cout, H, W>>(load<Axes<N, C, H, W>>(x), load<Axes<Cout, Cin, KH, KW>>(w), load<Axes<Cout>>(b), p), out0);
+  }
+}
+
 TEST(OracleConv, OneSpatialAxis) {
   using namespace oracle::conv1d;
   WindowParams p;
