@@ -14,7 +14,8 @@ session.run calls, so it includes the Python binding's per-call cost (numpy in, 
 visible at the tiny sizes (MLP), negligible at MNIST's.
 
 usage: bench.py WORKDIR [--rounds R] [--sample-ms MS]
-WORKDIR holds what run.sh built: libmnist_b1.so, libmnist_b64.so, libmlp.so, mnist_b64.onnx.
+WORKDIR holds what run.sh built: libmnist_b1.so, libmnist_b64.so, libmlp.so, libultraface.so,
+mnist_b64.onnx.
 """
 import argparse
 import ctypes
@@ -56,8 +57,44 @@ def mlp_model_bytes():
     return model.SerializeToString()
 
 
+def without_initializer_inputs(path):
+    """The model with the initializers it also lists as graph inputs (as old exporters did) dropped
+    from the inputs: onnxruntime then folds them as constants (BatchNormalization into Conv), as a
+    deployment would, and as Loam reads them (weights, not forward arguments)."""
+    model = onnx.load(path)
+    inits = {t.name for t in model.graph.initializer}
+    keep = [i for i in model.graph.input if i.name not in inits]
+    del model.graph.input[:]
+    model.graph.input.extend(keep)
+    return model.SerializeToString()
+
+
+def product_flops(model_bytes):
+    """2 x the multiply-adds of every Conv, MatMul and Gemm, from the shapes ONNX's shape inference
+    gives (bias adds, activations, normalisation and pooling not counted)."""
+    model = onnx.shape_inference.infer_shapes(onnx.load_from_string(model_bytes))
+    g = model.graph
+    shapes = {}
+    for v in list(g.input) + list(g.value_info) + list(g.output):
+        shapes[v.name] = [d.dim_value for d in v.type.tensor_type.shape.dim]
+    for t in g.initializer:
+        shapes[t.name] = list(t.dims)
+    total = 0
+    for n in g.node:
+        if n.op_type == "Conv":
+            w, y = shapes[n.input[1]], shapes[n.output[0]]
+            total += int(np.prod(y)) * int(np.prod(w[1:]))
+        elif n.op_type in ("MatMul", "Gemm"):
+            a, y = shapes[n.input[0]], shapes[n.output[0]]
+            trans_a = any(at.name == "transA" and at.i for at in n.attribute)
+            k = a[-2] if trans_a else a[-1]
+            total += int(np.prod(y)) * k
+    return 2 * total
+
+
 def ort_session(model):
     so = ort.SessionOptions()
+    so.log_severity_level = 3
     so.intra_op_num_threads = 1
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
@@ -125,19 +162,23 @@ def main():
     w = args.workdir
     rng = np.random.default_rng(2026)
 
-    # Multiply-adds per batch row, counted from the shapes (2 flops each): MNIST-12's two
+    # Flops per batch row, from the batch-1 graphs' shapes (2 per multiply-add): MNIST-12's two
     # convolutions (28x28 outputs x 8 channels x 5x5 taps; 14x14 x 16 x 8x5x5) and its 256x10
-    # classifier; the MLP's 16x32 and 32x4 matmuls. Bias adds, ReLU and pooling are not counted.
-    mnist_flops = 2 * (28 * 28 * 8 * 1 * 25 + 14 * 14 * 16 * 8 * 25 + 256 * 10)
-    mlp_flops = 2 * (16 * 32 + 32 * 4)
+    # classifier; the MLP's 16x32 and 32x4 matmuls; UltraFace's 52 convolutions.
     mnist_onnx = os.path.join(REPO, "models/mnist-12/model.onnx")
+    mnist_flops = product_flops(open(mnist_onnx, "rb").read())
+    assert mnist_flops == 2 * (28 * 28 * 8 * 1 * 25 + 14 * 14 * 16 * 8 * 25 + 256 * 10), mnist_flops
     mlp_bytes = mlp_model_bytes()
+    mlp_flops = 2 * (16 * 32 + 32 * 4)
     mlp_ck = os.path.join(REPO, "examples/mlp/mlp.safetensors")
+    ultraface = without_initializer_inputs(os.path.join(REPO, "models/ultraface-rfb-320/model.onnx"))
+    ultraface_flops = product_flops(ultraface)
     cases = [
         ("mnist-12", 1, "libmnist_b1.so", mnist_onnx, "Input3", (1, 1, 28, 28), None, (1, 10), mnist_flops),
         ("mnist-12", 64, "libmnist_b64.so", os.path.join(w, "mnist_b64.onnx"), "Input3", (64, 1, 28, 28), None, (64, 10), mnist_flops),
         ("mlp", 1, "libmlp.so", mlp_bytes, "x", (1, 16), mlp_ck, (1, 4), mlp_flops),
         ("mlp", 64, "libmlp.so", mlp_bytes, "x", (64, 16), mlp_ck, (64, 4), mlp_flops),
+        ("ultraface-rfb-320", 1, "libultraface.so", ultraface, "input", (1, 3, 240, 320), None, (1, 4420, 2), ultraface_flops),
     ]
     ghz = clock_ghz()
     peak = 2 * 8 * 2 * ghz  # GFLOP/s: 2 FMA units x 8 float lanes x 2 flops, one core
@@ -146,7 +187,7 @@ def main():
     rows = []
     for model, batch, lib, onnx_model, input_name, shape, ck, out_shape, flops in cases:
         x = rng.uniform(0.0, 255.0 if model == "mnist-12" else 2.0, size=shape).astype(np.float32)
-        if model == "mlp":
+        if model != "mnist-12":
             x -= 1.0
         loam = LoamSide(os.path.join(w, lib), x, ck, out_shape)
         orts = OrtSide(onnx_model, input_name, x)

@@ -1,9 +1,13 @@
 // One generated module behind a C ABI, so that a Python driver can alternate it with onnxruntime's
 // session.run in one process. Compiled once per module with
-//   -DLOAM_BENCH_HEADER='"mnist_b1.hpp"' -DLOAM_BENCH_NS=mnist_b1 -DLOAM_BENCH_KIND=1   (MNIST-12 shape)
-//   -DLOAM_BENCH_HEADER='"mlp.hpp"'      -DLOAM_BENCH_NS=mlp      -DLOAM_BENCH_KIND=2   (the MLP)
-// The input tensor and the weights are built once in loam_bench_init; loam_bench_run times only
-// forward calls (upload, kernels, download -- everything forward does).
+//   -DLOAM_BENCH_HEADER='"mnist_b1.hpp"' -DLOAM_BENCH_NS=mnist_b1 [-DLOAM_BENCH_OUTPUT=scores]
+// The module's forward takes one tensor; its type, and every extent but the first (the batch),
+// come from the module (each of those axes has an EXTENT). LOAM_BENCH_OUTPUT names the output the
+// driver compares when forward returns several. The input tensor and the weights are built once in
+// loam_bench_init (Weights::embedded() where the module embeds them, else Weights::load of the
+// checkpoint); loam_bench_run times only forward calls (upload, kernels, download -- everything
+// forward does).
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include LOAM_BENCH_HEADER
@@ -19,13 +24,56 @@ namespace m = LOAM_BENCH_NS;
 
 namespace {
 
-#if LOAM_BENCH_KIND == 1
-using Input = m::Tensor<float, m::Axes<m::Batch, m::Gray, m::Height, m::Width>>;
-#elif LOAM_BENCH_KIND == 2
-using Input = m::Tensor<float, m::Axes<m::Batch, m::In>>;
+// forward(backend, weights, input): the input's tensor type.
+template <class F>
+struct InputOf;
+template <class R, class B, class W, class X>
+struct InputOf<R (*)(B, W, X)> {
+  using type = std::remove_cvref_t<X>;
+};
+using Input = InputOf<decltype(&m::forward<m::Cpu>)>::type;
+
+template <class T>
+struct ExtentsOf;
+template <class... A>
+struct ExtentsOf<m::Tensor<float, m::Axes<A...>>> {
+  // The batch, then each later axis's EXTENT.
+  static typename Input::Extents with_batch(std::int64_t batch) {
+    typename Input::Extents e{};
+    std::size_t i = 0;
+    ((e[i] = i == 0 ? batch : fixed<A>(), ++i), ...);
+    return e;
+  }
+  template <class Axis>
+  static constexpr std::int64_t fixed() {
+    if constexpr (requires { Axis::EXTENT; }) return Axis::EXTENT;
+    else return -1;
+  }
+};
+
+std::int64_t row_elements() {
+  const auto e = ExtentsOf<Input>::with_batch(1);
+  std::int64_t n = 1;
+  for (auto d : e) n *= d;
+  return n;
+}
+
+template <class Result>
+const auto& compared(const Result& y) {
+#ifdef LOAM_BENCH_OUTPUT
+  return y.LOAM_BENCH_OUTPUT;
 #else
-#error "LOAM_BENCH_KIND must be 1 (MNIST) or 2 (MLP)"
+  return y;
 #endif
+}
+
+// Weights::embedded(), where the module embeds its weights (a template, so that the test of
+// whether it does is made in the instantiation).
+template <class W>
+std::optional<W> embedded_weights() {
+  if constexpr (requires { W::embedded(); }) return W::embedded();
+  else return std::nullopt;
+}
 
 std::optional<m::Weights> weights;
 std::optional<Input> input;
@@ -38,32 +86,39 @@ extern "C" {
 // x holds `batch` rows of the input in row-major order; checkpoint is the safetensors file, or
 // null when the module embeds its weights. Returns 0, or 1 after printing why.
 int loam_bench_init(const float* x, std::int64_t batch, const char* checkpoint) {
-#if LOAM_BENCH_KIND == 1
-  (void)checkpoint;
-  weights.emplace(m::Weights::embedded());
-  const std::int64_t row = m::Gray::EXTENT * m::Height::EXTENT * m::Width::EXTENT;
-  input.emplace(Input({batch, m::Gray::EXTENT, m::Height::EXTENT, m::Width::EXTENT},
-                      std::vector<float>(x, x + batch * row)));
-#else
-  std::ifstream in(checkpoint, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", checkpoint);
-    return 1;
+  const auto extents = ExtentsOf<Input>::with_batch(batch);
+  for (auto d : extents)
+    if (d < 0) {
+      std::fprintf(stderr, "the input has an axis past the batch that no EXTENT fixes\n");
+      return 1;
+    }
+  if (!checkpoint) {
+    auto embedded = embedded_weights<m::Weights>();
+    if (!embedded) {
+      std::fprintf(stderr, "the module embeds no weights: give a checkpoint\n");
+      return 1;
+    }
+    weights.emplace(std::move(*embedded));
+  } else {
+    std::ifstream in(checkpoint, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "cannot read %s\n", checkpoint);
+      return 1;
+    }
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto loaded = m::Weights::load(std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()));
+    if (!loaded) {
+      std::fprintf(stderr, "%s\n", loaded.error().what().c_str());
+      return 1;
+    }
+    weights.emplace(std::move(*loaded));
   }
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto loaded = m::Weights::load(std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()));
-  if (!loaded) {
-    std::fprintf(stderr, "%s\n", loaded.error().what().c_str());
-    return 1;
-  }
-  weights.emplace(std::move(*loaded));
-  input.emplace(Input({batch, m::In::EXTENT}, std::vector<float>(x, x + batch * m::In::EXTENT)));
-#endif
+  input.emplace(Input(extents, std::vector<float>(x, x + batch * row_elements())));
   return 0;
 }
 
-// Runs forward n times; copies the last result's elements to out (out_len of them at most) and
-// returns the wall time of the n calls in nanoseconds, or -1 after printing the error.
+// Runs forward n times; copies the last result's compared output (out_len elements at most) to
+// out and returns the wall time of the n calls in nanoseconds, or -1 after printing the error.
 double loam_bench_run(std::int64_t n, float* out, std::int64_t out_len) {
   auto t0 = std::chrono::steady_clock::now();
   for (std::int64_t i = 0; i < n; ++i) {
@@ -74,7 +129,7 @@ double loam_bench_run(std::int64_t n, float* out, std::int64_t out_len) {
     }
     if (i + 1 == n) {
       auto t1 = std::chrono::steady_clock::now();
-      auto v = y->values();
+      auto v = compared(*y).values();
       std::memcpy(out, v.data(), sizeof(float) * std::min<std::size_t>(v.size(), static_cast<std::size_t>(out_len)));
       return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
     }
@@ -93,12 +148,7 @@ int main(int argc, char** argv) {
   const std::int64_t batch = argc > 1 ? std::atoll(argv[1]) : 1;
   const std::int64_t n = argc > 2 ? std::atoll(argv[2]) : 1;
   const char* checkpoint = argc > 3 ? argv[3] : nullptr;
-#if LOAM_BENCH_KIND == 1
-  const std::int64_t row = m::Gray::EXTENT * m::Height::EXTENT * m::Width::EXTENT;
-#else
-  const std::int64_t row = m::In::EXTENT;
-#endif
-  std::vector<float> x(static_cast<std::size_t>(batch * row));
+  std::vector<float> x(static_cast<std::size_t>(batch * row_elements()));
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 256) / 128.0f - 1.0f;
   if (loam_bench_init(x.data(), batch, checkpoint) != 0) return 1;
   std::vector<float> out(static_cast<std::size_t>(batch) * 16);

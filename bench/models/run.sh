@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Model-level benchmark: the generated module's forward against onnxruntime, MNIST-12 and the MLP,
-# batch 1 and 64, one thread, interleaved. Not part of CI.
+# Model-level benchmark: the generated module's forward against onnxruntime, MNIST-12 and the MLP at
+# batch 1 and 64 and UltraFace RFB-320 at batch 1, one thread, interleaved. Not part of CI.
 #
 #   bench/models/run.sh [--rounds R] [--sample-ms MS]     (arguments go to bench.py)
 #
@@ -27,26 +27,34 @@ cd "$WORK"
 
 # MNIST-12 at batch 1 as shipped; at batch 64 through make_mnist_batch.py (input, output and the
 # Reshape constant's batch set to 64). The MLP's batch is a symbol: one module serves both batches.
+# UltraFace RFB-320 with the layout `loam layout` proposes for it (its weights embedded).
 python3 "$HERE/make_mnist_batch.py" "$REPO/models/mnist-12/model.onnx" mnist_b64.onnx 64
 "$LOAM" build "$REPO/models/mnist-12/model.onnx" --options "$REPO/examples/mnist/layout.json" -o mnist_b1.hpp
 "$LOAM" build mnist_b64.onnx --options "$REPO/examples/mnist/layout.json" -o mnist_b64.hpp
 "$LOAM" build "$REPO/examples/mlp/mlp.onnxtext" --options "$REPO/examples/mlp/layout.json" -o mlp.hpp
+"$LOAM" layout "$REPO/models/ultraface-rfb-320/model.onnx" -o ultraface_layout.json
+"$LOAM" build "$REPO/models/ultraface-rfb-320/model.onnx" --options ultraface_layout.json -o ultraface.hpp
 
-build() {  # header-stem kind
-  "$CXX" "${CXXFLAGS[@]}" -shared -fPIC -I. -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" \
-    -DLOAM_BENCH_KIND="$2" "$HERE/harness.cpp" -o "lib$1.so"
-  "$CXX" "${CXXFLAGS[@]}" -I. -DLOAM_BENCH_MAIN -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" \
-    -DLOAM_BENCH_KIND="$2" "$HERE/harness.cpp" -o "$1_exe"
+build() {  # header-stem [extra flags]: the shared library and the standalone driver, compiled at once
+  "$CXX" "${CXXFLAGS[@]}" -shared -fPIC -I. -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" "${@:2}" \
+    "$HERE/harness.cpp" -o "lib$1.so" &
+  pids+=($!)
+  "$CXX" "${CXXFLAGS[@]}" -I. -DLOAM_BENCH_MAIN -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" "${@:2}" \
+    "$HERE/harness.cpp" -o "$1_exe" &
+  pids+=($!)
 }
-build mnist_b1 1
-build mnist_b64 1
-build mlp 2
+pids=()
+build mnist_b1
+build mnist_b64
+build mlp
+build ultraface -DLOAM_BENCH_OUTPUT=scores
+for p in "${pids[@]}"; do wait "$p"; done  # each compile's failure stops the run
 
 if [[ ${CALLGRIND:-0} == 1 ]]; then
   # Instructions of one forward: callgrind over 1 warm-up + 1 timed call and over 1 + 11, the
   # difference divided by 10 (so loading, weight setup and the first call's allocations drop out).
   ck=$REPO/examples/mlp/mlp.safetensors
-  for c in "mnist_b1 1" "mnist_b64 64" "mlp 1 $ck" "mlp 64 $ck"; do
+  for c in "mnist_b1 1" "mnist_b64 64" "mlp 1 $ck" "mlp 64 $ck" "ultraface 1"; do
     read -r -a f <<<"$c"
     set -- "${f[@]}"
     ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "./$1_exe" "$2" "$4" ${3:-} 2>&1 |
