@@ -363,3 +363,45 @@ class PackedConv {
   std::int64_t group_ = 1, cout_ = 0, k_ = 0, group_stride_ = 0;
   std::vector<float> panels_;
 };
+
+// A Conv followed by an inference BatchNormalization, folded when the weights load (the fusion
+// plan's Conv + BatchNormalization): each output channel's weight times a = scale / sqrt(var +
+// epsilon), as batch_normalization computes a, and a bias of a * (the Conv's bias) + shift -
+// mean * a.
+template <class C>
+float batch_norm_factor(const Tensor<float, Axes<C>>& scale, const Tensor<float, Axes<C>>& var, float epsilon, std::int64_t c) {
+  return scale.data()[c] / std::sqrt(var.data()[c] + epsilon);
+}
+
+template <class WAxes, class C>
+Tensor<float, WAxes> batch_norm_folded_weight(const Tensor<float, WAxes>& w, const Tensor<float, Axes<C>>& scale, const Tensor<float, Axes<C>>& var,
+                                              float epsilon) {
+  static_assert(std::is_same_v<AxisAt<0, WAxes>, C>, "batch_norm_folded_weight: the per-channel tensors run along the weight's output channels");
+  const auto& e = w.extents();
+  if (scale.extents()[0] != e[0] || var.extents()[0] != e[0])
+    throw KernelMisuse("batch_norm_folded_weight: a per-channel tensor does not hold one element per output channel (" + std::to_string(e[0]) + ")");
+  auto out = Tensor<float, WAxes>::uninitialized(e);
+  const std::int64_t per = e[0] == 0 ? 0 : w.count() / e[0];
+  float* d = out.mutable_data_unchecked();
+  for (std::int64_t c = 0; c < e[0]; ++c) {
+    const float a = batch_norm_factor(scale, var, epsilon, c);
+    for (std::int64_t i = 0; i < per; ++i) d[c * per + i] = w.data()[c * per + i] * a;
+  }
+  return out;
+}
+
+template <class C>
+Tensor<float, Axes<C>> batch_norm_folded_bias(const Tensor<float, Axes<C>>& scale, const Tensor<float, Axes<C>>& shift, const Tensor<float, Axes<C>>& mean,
+                                              const Tensor<float, Axes<C>>& var, float epsilon, const Tensor<float, Axes<C>>* conv_bias = nullptr) {
+  const std::int64_t n = scale.extents()[0];
+  for (const auto* p : {&shift, &mean, &var, conv_bias})
+    if (p && p->extents()[0] != n)
+      throw KernelMisuse("batch_norm_folded_bias: the per-channel tensors hold " + std::to_string(p->extents()[0]) + " and " + std::to_string(n) + " elements");
+  auto out = Tensor<float, Axes<C>>::uninitialized(scale.extents());
+  float* d = out.mutable_data_unchecked();
+  for (std::int64_t c = 0; c < n; ++c) {
+    const float a = batch_norm_factor(scale, var, epsilon, c);
+    d[c] = (conv_bias ? conv_bias->data()[c] * a : 0.0f) + (shift.data()[c] - mean.data()[c] * a);
+  }
+  return out;
+}

@@ -1,6 +1,7 @@
 #include "emit/module_writer.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <set>
@@ -350,7 +351,8 @@ std::string Writer::prepared_type(const lower::PreparedWeight& p) {
     case F::PackedConv: return "PackedConv<" + axes_cpp(ax) + ">";
     case F::PackedMatrix: return "PackedMatrix<" + axis_cpp(ax.at(0)) + ", " + axis_cpp(ax.at(1)) + ">";
     case F::PackedMatrixTransposed: return "PackedMatrix<" + axis_cpp(ax.at(1)) + ", " + axis_cpp(ax.at(0)) + ">";
-    case F::Regrouped: return host_type(p.info);
+    case F::Regrouped:
+    case F::FoldedBias: return host_type(p.info);
   }
   return "";
 }
@@ -370,8 +372,22 @@ void Writer::write_prepared_init() {
     }
     std::string type = prepared_type(p);
     std::string value;
+    std::string eps;
+    if (p.norm) {
+      char buf[48];
+      std::snprintf(buf, sizeof buf, "static_cast<float>(%.9g)", static_cast<double>(p.norm->epsilon));
+      eps = buf;
+    }
+    const auto member = [&](const std::string& t) { return "w." + names_.mint(t); };
     switch (p.form) {
-      case F::PackedConv: value = type + "(" + from + ", " + std::to_string(p.group) + ")"; break;
+      case F::PackedConv:
+        if (p.norm) from = "batch_norm_folded_weight(" + from + ", " + member(p.norm->scale) + ", " + member(p.norm->var) + ", " + eps + ")";
+        value = type + "(" + from + ", " + std::to_string(p.group) + ")";
+        break;
+      case F::FoldedBias:
+        value = "batch_norm_folded_bias(" + member(p.norm->scale) + ", " + member(p.norm->shift) + ", " + member(p.norm->mean) + ", " +
+                member(p.norm->var) + ", " + eps + (p.norm->conv_bias.empty() ? "" : ", &" + member(p.norm->conv_bias)) + ")";
+        break;
       case F::PackedMatrix: value = type + "(" + from + ")"; break;
       case F::PackedMatrixTransposed: value = type + "::from_transposed(" + from + ")"; break;
       case F::Regrouped: value = from; break;

@@ -63,7 +63,8 @@ class LowerContext {
   Arg broadcast_operand(const std::string& tensor, const std::vector<AxisName>& out_axes);
 
   // The name a kernel reads `source` by in a prepared form (registered once in out.prepared).
-  std::string prepared(PreparedWeight::Form form, const std::string& source, const TensorInfo& as, int64_t group = 1);
+  std::string prepared(PreparedWeight::Form form, const std::string& source, const TensorInfo& as, int64_t group = 1,
+                       const std::optional<PreparedWeight::Normalization>& norm = std::nullopt);
   // The constant `bias` as a tensor of one axis, `axis` of `length` (regrouped at load unless it is
   // that already): the bias a contraction's kernel adds per output channel.
   Arg channel_bias(const std::string& bias, const AxisName& axis, const Extent& length);

@@ -126,9 +126,9 @@ class Planner {
     return true;
   }
 
-  // Extends `f` from its head's output: an Add of a channel bias (when `bias_allowed`), then a Relu.
-  void absorb_epilogue(ProductFusion& f, const Node& head, std::size_t channel, bool bias_allowed) const {
-    const std::string& y = head.outputs.at(0);
+  // Extends `f` from `y` (its head's output, or what an absorbed normalisation gives): an Add of a
+  // channel bias (when `bias_allowed`), then a Relu.
+  void absorb_epilogue(ProductFusion& f, const std::string y, std::size_t channel, bool bias_allowed) const {
     const auto* yv = value(y);
     const auto* ya = axes_of(y);
     f.result = y;
@@ -170,9 +170,62 @@ class Planner {
     }
     if (f.packed) f.absorbed = regroupings;
     bool own_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
-    absorb_epilogue(f, n, 1, !own_bias);
+    if (f.packed && absorb_normalization(f, n)) {
+      // The bias the normalisation leaves is the call's bias; a Relu may follow.
+      absorb_epilogue(f, f.result, 1, false);
+    } else {
+      absorb_epilogue(f, n.outputs.at(0), 1, !own_bias);
+    }
     if (f.packed && y->dims.size() == 4) absorb_pool(f);
     return f;
+  }
+
+  // Whether `t` is a float initializer of one axis, the one `axis` names, `length` long.
+  bool is_channel_vector(const std::string& t, const AxisName& axis, int64_t length) const {
+    if (!is_float_initializer(t)) return false;
+    const auto* v = value(t);
+    const auto* a = axes_of(t);
+    return v->dims.size() == 1 && v->dims[0].constant() == length && a->size() == 1 && (*a)[0] == axis;
+  }
+
+  // Extends a Conv's fusion with the inference BatchNormalization that alone reads its result, when
+  // its scale, shift, mean and variance (and the Conv's own bias) are constants along the Conv's
+  // output channels: the normalisation is then folded into the packed weight and a bias at load.
+  bool absorb_normalization(ProductFusion& f, const Node& conv) const {
+    const std::string& y = conv.outputs.at(0);
+    const auto* yv = value(y);
+    const auto* ya = axes_of(y);
+    std::size_t index = 0;
+    const Node* bn = sole_reader(y, index);
+    if (!yv || !ya || yv->elem != ElementType::F32 || ya->size() < 2 || !bn || !bn->domain.empty() ||
+        bn->op_type != "BatchNormalization" || bn->inputs.size() != 5 || bn->inputs[0] != y || bn->outputs.empty())
+      return false;
+    for (std::size_t k = 1; k < bn->outputs.size(); ++k)
+      if (!bn->outputs[k].empty()) return false;  // training outputs: not an inference normalisation
+    const Attribute* training = bn->attr("training_mode");
+    if (training && (training->kind != Attribute::Kind::Int || training->i != 0)) return false;
+    const Attribute* eps = bn->attr("epsilon");
+    if (eps && eps->kind != Attribute::Kind::Float) return false;
+    auto channels = yv->dims.at(1).constant();
+    if (!channels) return false;
+    const AxisName& c = (*ya)[1];
+    for (std::size_t k = 1; k < 5; ++k)
+      if (!is_channel_vector(bn->inputs[k], c, *channels)) return false;
+    bool own_bias = conv.inputs.size() > 2 && !conv.inputs[2].empty();
+    if (own_bias && !is_channel_vector(conv.inputs[2], c, *channels)) return false;
+    const auto* out = axes_of(bn->outputs[0]);
+    if (!out || *out != *ya) return false;
+    PreparedWeight::Normalization norm;
+    norm.scale = bn->inputs[1];
+    norm.shift = bn->inputs[2];
+    norm.mean = bn->inputs[3];
+    norm.var = bn->inputs[4];
+    norm.conv_bias = own_bias ? conv.inputs[2] : "";
+    norm.epsilon = eps ? eps->f : 1e-5f;
+    f.norm = norm;
+    f.absorbed.push_back(index);
+    f.result = bn->outputs[0];
+    return true;
   }
 
   // Extends a Conv's fusion with the MaxPool or AveragePool that alone reads its result (a MaxPool
@@ -214,7 +267,7 @@ class Planner {
     want.push_back((*b)[1]);
     if (a->back() != (*b)[0] || *y != want) return std::nullopt;
     f.absorbed = regroupings;
-    absorb_epilogue(f, n, y->size() - 1, true);
+    absorb_epilogue(f, n.outputs.at(0), y->size() - 1, true);
     return f;
   }
 
@@ -240,7 +293,7 @@ class Planner {
     }
     if (f.packed) f.absorbed = regroupings;
     bool has_c = n.inputs.size() > 2 && !n.inputs[2].empty();
-    absorb_epilogue(f, n, 1, !has_c);
+    absorb_epilogue(f, n.outputs.at(0), 1, !has_c);
     return f;
   }
 };
@@ -249,6 +302,7 @@ class Planner {
 
 std::string ProductFusion::label() const {
   std::string s = head_op;
+  if (norm) s += " + BatchNormalization";
   if (!bias.empty()) s += " + Add";
   if (relu) s += " + Relu";
   if (pool) s += " + " + pool_op;

@@ -25,6 +25,7 @@
 
 #include "axes/naming.hpp"
 #include "graph/graph.hpp"
+#include "lower/module.hpp"
 #include "stage0/stage0.hpp"
 
 namespace loam::lower {
@@ -39,6 +40,7 @@ struct PackedOperand {
 struct ProductFusion {
   std::size_t head = 0;                 // index into Model::graph.nodes: the Conv, MatMul or Gemm
   std::optional<PackedOperand> packed;  // the weight read packed, if it is a constant
+  std::optional<PreparedWeight::Normalization> norm;  // an absorbed BatchNormalization (a Conv's)
   std::string bias;                     // the constant the absorbed Add adds ("" for none)
   bool relu = false;                    // an absorbed Relu
   std::optional<std::size_t> pool;      // an absorbed MaxPool or AveragePool (a node index)

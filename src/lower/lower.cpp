@@ -185,9 +185,10 @@ Arg LowerContext::broadcast_operand(const std::string& tensor, const std::vector
 }
 
 std::string LowerContext::prepared(PreparedWeight::Form form, const std::string& source, const TensorInfo& as,
-                                   int64_t group) {
+                                   int64_t group, const std::optional<PreparedWeight::Normalization>& norm) {
   for (const auto& p : out.prepared)
-    if (p.form == form && p.source == source && p.info.axes == as.axes && p.info.dims == as.dims && p.group == group)
+    if (p.form == form && p.source == source && p.info.axes == as.axes && p.info.dims == as.dims && p.group == group &&
+        p.norm == norm)
       return p.name;
   PreparedWeight p;
   p.form = form;
@@ -195,7 +196,11 @@ std::string LowerContext::prepared(PreparedWeight::Form form, const std::string&
   p.info = as;
   p.info.name = source;
   p.group = group;
-  std::string suffix = form == PreparedWeight::Form::Regrouped ? "@channels" : "@packed";
+  p.norm = norm;
+  std::string suffix = form == PreparedWeight::Form::Regrouped ? "@channels"
+                     : form == PreparedWeight::Form::FoldedBias ? "@folded_bias"
+                     : norm ? "@folded_packed"
+                            : "@packed";
   p.name = source + suffix;
   for (int k = 2; std::any_of(out.prepared.begin(), out.prepared.end(), [&](const PreparedWeight& q) { return q.name == p.name; }); ++k)
     p.name = source + suffix + std::to_string(k);
@@ -302,6 +307,9 @@ void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::Nod
       else if (!axes::is_folded_scalar_operand(n, i, cx.st)) provide_tensor(cx, n.inputs[i], defined);
     }
     if (cx.fusion && !cx.fusion->bias.empty()) provide_tensor(cx, cx.fusion->bias, defined);
+    if (cx.fusion && cx.fusion->norm)
+      for (const auto* t : {&cx.fusion->norm->scale, &cx.fusion->norm->shift, &cx.fusion->norm->mean, &cx.fusion->norm->var})
+        provide_tensor(cx, *t, defined);
     bool done = false;
     if (ns.branches) {
       lower_if(cx, n, *ns.branches, defined);

@@ -110,13 +110,23 @@ struct PreparedWeight {
     PackedMatrix,            // PackedMatrix<K, N>(source), info.axes = [K, N]
     PackedMatrixTransposed,  // PackedMatrix<K, N>::from_transposed(source), info.axes = [N, K] (Gemm's transB)
     Regrouped,               // the source's elements under info's axes and extents (a bias [C, 1, 1] read as [C])
+    FoldedBias,              // batch_norm_folded_bias(norm...), info.axes = [Cout]
+  };
+  // The inference BatchNormalization after a Conv, folded in at load: a PackedConv then packs
+  // batch_norm_folded_weight(source, scale, var, epsilon); a FoldedBias is the bias it leaves
+  // (from the Conv's own bias, when it has one). Each name is an initializer.
+  struct Normalization {
+    std::string scale, shift, mean, var, conv_bias;
+    float epsilon = 1e-5f;
+    bool operator==(const Normalization&) const = default;
   };
   Form form = Form::Regrouped;
   std::string name;    // "<source>@packed", "<source>@channels", ...: never a graph tensor's spelling
   std::string source;  // the weight (an initializer) it is built from
   TensorInfo info;     // the source as the form reads it: regrouped to these axes and extents first
   int64_t group = 1;   // PackedConv
-  bool packed() const { return form != Form::Regrouped; }
+  std::optional<Normalization> norm;
+  bool packed() const { return form != Form::Regrouped && form != Form::FoldedBias; }
 };
 
 struct LoweredModule {

@@ -40,10 +40,17 @@ bool lower_windows(LowerContext& cx, const Node& n) {
     Arg weight = Arg::of_tensor(cx.in(1));
     if (f && f->packed)
       weight = Arg::of_tensor(cx.prepared(PreparedWeight::Form::PackedConv, f->packed->weight, cx.info(f->packed->operand),
-                                          cx.attr_int("group", 1)));
+                                          cx.attr_int("group", 1), f->norm));
     std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), weight};
-    if (cx.has(2)) args.push_back(Arg::of_tensor(cx.in(2)));
-    else if (f && !f->bias.empty()) args.push_back(cx.channel_bias(f->bias, out.axes.at(1), out.dims.at(1)));
+    if (f && f->norm) {
+      // The bias the folded normalisation leaves, per output channel (the Conv's own bias in it).
+      TensorInfo bias{f->norm->scale, ElementType::F32, {out.axes.at(1)}, {out.dims.at(1)}};
+      args.push_back(Arg::of_tensor(cx.prepared(PreparedWeight::Form::FoldedBias, f->norm->scale, bias, 1, f->norm)));
+    } else if (cx.has(2)) {
+      args.push_back(Arg::of_tensor(cx.in(2)));
+    } else if (f && !f->bias.empty()) {
+      args.push_back(cx.channel_bias(f->bias, out.axes.at(1), out.dims.at(1)));
+    }
     args.push_back(Arg::of_code(window_params(cx)));
     if (f && f->pool) {
       // conv_max_pool<Pooled, Product>(x, w, [bias,] conv window, relu, pool window).

@@ -167,3 +167,43 @@ conv_pool = helper.make_graph(
     ],
 )
 write_case("conv_pool", conv_pool, [rand(2, 3, 11, 10)])
+
+# A Conv followed by an inference BatchNormalization whose parameters are constants: folded into
+# the packed weight and a bias at load, with a Relu (and a pool) after it fused too; a Conv with
+# its own bias; a depthwise Conv; an epsilon of its own. Beside them a normalisation whose mean the
+# run supplies and one whose input the graph also returns, which stay nodes of their own.
+def bn_params(c, prefix):
+    return [init(prefix + "_s", rand(c)), init(prefix + "_b", rand(c)), init(prefix + "_m", rand(c)),
+            init(prefix + "_v", rng.uniform(0.5, 1.5, size=(c,)).astype(np.float32))]
+
+
+def bn(x, prefix, y, **kw):
+    return helper.make_node("BatchNormalization", [x, prefix + "_s", prefix + "_b", prefix + "_m", prefix + "_v"], [y], **kw)
+
+
+conv_bn = helper.make_graph(
+    [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+        bn("c1", "n1", "s1"),
+        helper.make_node("Relu", ["s1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], group=4, pads=[1, 1, 1, 1], strides=[2, 2]),
+        bn("c2", "n2", "s2", epsilon=1e-3),
+        helper.make_node("Relu", ["s2"], ["y"]),
+        helper.make_node("Conv", ["x", "w3", "b3"], ["c3"]),
+        bn("c3", "n3", "s3"),
+        helper.make_node("MaxPool", ["s3"], ["z"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["x", "w4"], ["c4"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c4", "n4_s", "n4_b", "m4", "n4_v"], ["u"]),
+        helper.make_node("Conv", ["x", "w5"], ["c5"]),
+        bn("c5", "n5", "v"),
+    ],
+    "conv_bn",
+    [vi("x", [2, 3, 9, 8]), vi("m4", [2])],
+    [vi("y", [2, 4, 5, 4]), vi("z", [2, 5, 3, 3]), vi("u", [2, 2, 9, 8]), vi("v", [2, 3, 7, 6]), vi("c5", [2, 3, 7, 6])],
+    [init("w1", rand(4, 3, 3, 3))] + bn_params(4, "n1")
+    + [init("w2", rand(4, 1, 3, 3)), init("b2", rand(4))] + bn_params(4, "n2")
+    + [init("w3", rand(5, 3, 3, 3)), init("b3", rand(5))] + bn_params(5, "n3")
+    + [init("w4", rand(2, 3, 3, 3))] + [p for p in bn_params(2, "n4") if p.name != "n4_m"]
+    + [init("w5", rand(3, 3, 3, 3))] + bn_params(3, "n5"),
+)
+write_case("conv_bn", conv_bn, [rand(2, 3, 9, 8), rand(2)])

@@ -173,6 +173,38 @@ TEST(Fusion, APoolWhoseIndicesTheGraphReadsOrAProductReadTwiceIsNotFused) {
   EXPECT_EQ(f.find("conv_max_pool"), std::string::npos);
 }
 
+TEST(Fusion, ABatchNormalizationOfConstantsFoldsIntoTheConvAtLoad) {
+  const char* layout = R"({"layout": [
+    {"pattern": "x", "axes": ["N", "Cin", "H", "W"]},
+    {"pattern": "w", "axes": ["Cout", "Cin", "KH", "KW"]},
+    {"pattern": "[sbmv]", "axes": ["Cout"]},
+    {"pattern": "mx", "axes": ["Cout"]},
+    {"pattern": "c", "axes": ["N", "Cout", "H", "W"]}
+  ]})";
+  std::string text = build_text("conv_bn",
+                                conv_graph("float[1, 3, 5, 5] y", "", ", float[3] s = {}, float[3] b = {}, float[3] m = {}, float[3] v = {}",
+                                           "  n = BatchNormalization <epsilon = 0.001> (c, s, b, m, v)\n  y = Relu(n)\n"),
+                                layout);
+  std::string f = forward_of(text);
+  EXPECT_NE(f.find("// node Conv -> 'c' (Conv + BatchNormalization + Relu)"), std::string::npos) << f;
+  EXPECT_NE(f.find(" y = backend.template conv<Axes<N, Cout, H, W>>(x_dev, weights.w_folded_packed, s_folded_bias_dev, WindowParams{"),
+            std::string::npos);
+  EXPECT_EQ(f.find("backend.batch_normalization("), std::string::npos);
+  // Folded when the weights load, from the stored weight and the four per-channel tensors.
+  EXPECT_NE(text.find("  w.w_folded_packed = PackedConv<Axes<Cout, Cin, KH, KW>>(batch_norm_folded_weight(w.w, w.s, w.v, "
+                      "static_cast<float>(0.00100000005)), 1);\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("  w.s_folded_bias = batch_norm_folded_bias(w.s, w.b, w.m, w.v, static_cast<float>(0.00100000005));\n"),
+            std::string::npos);
+  // A mean the run supplies: the normalisation stays a node of its own.
+  f = forward_of(build_text("conv_bn_input",
+                            conv_graph("float[1, 3, 5, 5] y", ", float[3] mx", ", float[3] s = {}, float[3] b = {}, float[3] v = {}",
+                                       "  y = BatchNormalization (c, s, b, mx, v)\n"),
+                            layout));
+  EXPECT_NE(f.find(" c = backend.template conv<Axes<N, Cout, H, W>>(x_dev, weights.w_packed, WindowParams{"), std::string::npos) << f;
+  EXPECT_NE(f.find("backend.batch_normalization("), std::string::npos);
+}
+
 const char* kProductGraph = R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[B, 12] x) => (float[B, 3] y, float[B, 7] q)
 <float[3, 4, 8] w1 = {}, int64[2] shape1 = {12, 8}, float[1, 8] b1 = {}, float[6, 8] w2 = {}, float[6] c2 = {},
