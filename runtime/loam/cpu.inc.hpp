@@ -1159,10 +1159,10 @@ struct Cpu {
   // dropped), then its rows are compacted into the result. One zero gap of max(left, right) pad
   // columns between two rows serves as the right pad of one and the left pad of the next, so P is
   // W + max(left, right), not W + left + right: fewer columns computed for nothing.
-  template <class WAxes>
   //
   // With `pool`, each image's product is pooled where it lies (rows P apart) while it is still in
   // cache, and y is the pooled result: the Conv's own result is never stored.
+  template <class WAxes>
   static void conv2d_implicit(const float* x, const PackedConv<WAxes>& w, const float* bias, const Window& win, bool relu, std::int64_t batch,
                               std::int64_t cin, std::int64_t cout, float* y, const PoolStep* pool = nullptr) {
     const std::int64_t group = w.group(), cg = cin / group, mg = cout / group, kg = w.k();
@@ -1247,6 +1247,7 @@ struct Cpu {
     static thread_local std::vector<float> padded;
     // Each group rewrites the same interior; the slack holds what a last block reads past the plane.
     padded.assign(static_cast<std::size_t>(rows * P + DEPTHWISE_BLOCK * sw + (KW - 1) * dw), 0.0f);
+    const bool k3 = KH == 3 && KW == 3;
     for (std::int64_t n = 0; n < batch; ++n)
       for (std::int64_t g = 0; g < group; ++g) {
         const float* src = x + (n * group + g) * H * W;
@@ -1259,7 +1260,6 @@ struct Cpu {
           for (std::int64_t oh = 0; oh < OH; ++oh) {
             const float* row0 = padded.data() + oh * sh * P;
             float* d = dst + oh * OW;
-            const bool k3 = KH == 3 && KW == 3;
             if (k3 && sw == 1) depthwise_row<3, 1>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
             else if (k3 && sw == 2) depthwise_row<3, 2>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
             else depthwise_row<0, 0>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
@@ -1514,7 +1514,6 @@ struct Cpu {
     return pool_run<Out>(x, p, PoolKind::Average, "average_pool");
   }
 
-  // GlobalAveragePool / GlobalMaxPool: every spatial extent becomes 1.
   // A Conv whose result only a pool reads (the fusion plan's Conv [+ Add] [+ Relu] + MaxPool or
   // AveragePool) as one kernel. Mid is the Conv's result, Out the pool's. A stride-1 2-D Conv pools
   // each image's product where it lies, while it is in cache; any other stores its result first.
@@ -1558,6 +1557,7 @@ struct Cpu {
     return conv_pool_run<Out, Mid>(x, w, channel_bias(bias, w), p, relu, pool, PoolKind::Average, "average_pool");
   }
 
+  // GlobalAveragePool / GlobalMaxPool: every spatial extent becomes 1.
   template <class Out, class LX>
   static HostTensor<float, Out> global_pool(const HostTensor<float, LX>& x, PoolKind kind) {
     constexpr std::size_t R = AxisRank<LX>;
@@ -2116,7 +2116,7 @@ struct Cpu {
     auto out = Tensor<float, L>::uninitialized(x.extents());
     float* y = out.mutable_data_unchecked();
     for (std::int64_t ch = 0; ch < c; ++ch) {
-      const float a = scale.data()[ch] / std::sqrt(var.data()[ch] + epsilon);
+      const float a = batch_norm_factor(scale, var, epsilon, ch);
       const float b = bias.data()[ch] - mean.data()[ch] * a;
       for (std::int64_t b0 = 0; b0 < n; ++b0) {
         const float* xs = x.data() + (b0 * c + ch) * plane;

@@ -366,8 +366,8 @@ class PackedConv {
 
 // A Conv followed by an inference BatchNormalization, folded when the weights load (the fusion
 // plan's Conv + BatchNormalization): each output channel's weight times a = scale / sqrt(var +
-// epsilon), as batch_normalization computes a, and a bias of a * (the Conv's bias) + shift -
-// mean * a.
+// epsilon), the factor Cpu::batch_normalization applies too, and a bias of a * (the Conv's bias) +
+// shift - mean * a.
 template <class C>
 float batch_norm_factor(const Tensor<float, Axes<C>>& scale, const Tensor<float, Axes<C>>& var, float epsilon, std::int64_t c) {
   return scale.data()[c] / std::sqrt(var.data()[c] + epsilon);

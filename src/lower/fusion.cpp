@@ -128,7 +128,7 @@ class Planner {
 
   // Extends `f` from `y` (its head's output, or what an absorbed normalisation gives): an Add of a
   // channel bias (when `bias_allowed`), then a Relu.
-  void absorb_epilogue(ProductFusion& f, const std::string y, std::size_t channel, bool bias_allowed) const {
+  void absorb_epilogue(ProductFusion& f, std::string y, std::size_t channel, bool bias_allowed) const {
     const auto* yv = value(y);
     const auto* ya = axes_of(y);
     f.result = y;
