@@ -1,5 +1,19 @@
 # Writes OUT: a .cpp defining loam::emit::runtime_text() from RUNTIME_DIR's prelude.hpp, the body
 # files MANIFEST lists (in its order) and the RESERVED name list. Run at generator build time.
+# HEADER, NAMESPACE, STRUCT and FUNCTION name another runtime's text (Loom's) in the same shape.
+if(NOT DEFINED HEADER)
+  set(HEADER "emit/runtime_text.hpp")
+endif()
+if(NOT DEFINED NAMESPACE)
+  set(NAMESPACE "loam::emit")
+endif()
+if(NOT DEFINED STRUCT)
+  set(STRUCT "RuntimeText")
+endif()
+if(NOT DEFINED FUNCTION)
+  set(FUNCTION "runtime_text")
+endif()
+get_filename_component(runtime_name "${RUNTIME_DIR}" NAME)
 set(prelude "")
 set(body "")
 set(reserved "")
@@ -15,10 +29,10 @@ if(EXISTS "${RUNTIME_DIR}/MANIFEST")
       continue()
     endif()
     if(NOT EXISTS "${RUNTIME_DIR}/${line}")
-      message(FATAL_ERROR "runtime/loam/MANIFEST names '${line}', which does not exist")
+      message(FATAL_ERROR "runtime/${runtime_name}/MANIFEST names '${line}', which does not exist")
     endif()
     file(READ "${RUNTIME_DIR}/${line}" text)
-    string(APPEND body "// ---- runtime/loam/${line}\n${text}\n")
+    string(APPEND body "// ---- runtime/${runtime_name}/${line}\n${text}\n")
     string(APPEND files "\"${line}\",\n")
   endforeach()
 endif()
@@ -50,9 +64,9 @@ endfunction()
 chunked(prelude prelude_lit)
 chunked(body body_lit)
 chunked(reserved reserved_lit)
-set(content "// Generated from runtime/loam/ by src/emit/embed_runtime.cmake. Do not edit.
-#include \"emit/runtime_text.hpp\"
-namespace loam::emit {
+set(content "// Generated from runtime/${runtime_name}/ by src/emit/embed_runtime.cmake. Do not edit.
+#include \"${HEADER}\"
+namespace ${NAMESPACE} {
 namespace {
 const char kPrelude[] =
 ${prelude_lit};
@@ -61,15 +75,15 @@ ${body_lit};
 const char kReserved[] =
 ${reserved_lit};
 }  // namespace
-const RuntimeText& runtime_text() {
-  static const RuntimeText text{
+const ${STRUCT}& ${FUNCTION}() {
+  static const ${STRUCT} text{
       std::string_view(kPrelude, sizeof kPrelude - 1),
       std::string_view(kBody, sizeof kBody - 1),
       std::string_view(kReserved, sizeof kReserved - 1),
       {${files}}};
   return text;
 }
-}  // namespace loam::emit
+}  // namespace ${NAMESPACE}
 ")
 if(EXISTS "${OUT}")
   file(READ "${OUT}" old)
