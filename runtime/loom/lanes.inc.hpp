@@ -5,6 +5,13 @@
 // Pasted inside a namespace chosen by the includer (possibly twice in one translation unit, in two
 // namespaces), so macros are guarded and everything else is a template or inline.
 
+// The code relies on IEEE semantics: rounding tricks such as (x + 2^23) - 2^23, NaN tests, signed
+// zeros. -ffast-math and -ffinite-math-only would silently break them (and -fassociative-math, which
+// defines no macro to test, must not be used either).
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "the Loom runtime needs IEEE floating-point semantics: do not build it with -ffast-math"
+#endif
+
 // Floating-point contraction (a*b+c fused into one rounding) would make a scalar build and a vector
 // build round differently. GCC: the pragma below applies to every function in this file, whatever
 // -ffp-contract says. Clang: LOOM_NO_CONTRACT is the first statement of each function body that
@@ -334,9 +341,8 @@ template <class V> LOOM_LANE_INLINE V round_even_lanes(V x) {
 template <class V> LOOM_LANE_INLINE V floor_lanes(V x) {
   LOOM_NO_CONTRACT;
   using T = element_t<V>;
-  V r = round_even_lanes(x);
-  r = select_lanes<V>(gt_lanes(r, x), r - T(1), r);
-  return copysign_lanes(r, x);  // floor(-0.5) = -1 keeps its sign; floor(-0) = -0
+  V r = round_even_lanes(x);  // carries x's sign, so floor(-0) = -0 and floor(-0.3) = -0 - 1 = -1
+  return select_lanes<V>(gt_lanes(r, x), r - T(1), r);
 }
 template <class V> LOOM_LANE_INLINE V ceil_lanes(V x) {
   LOOM_NO_CONTRACT;

@@ -105,6 +105,12 @@ LOOM_LANE_INLINE std::uint64_t cast_unsigned(std::uint64_t v, long long, long lo
 
 // ---- memory ------------------------------------------------------------------------------------
 
+// Whether two byte ranges share no byte (an empty one shares none).
+LOOM_LANE_INLINE bool disjoint(const std::byte* a, std::uint64_t a_bytes, const std::byte* b, std::uint64_t b_bytes) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return a_bytes == 0 || b_bytes == 0 || x + a_bytes <= y || y + b_bytes <= x;
+}
+
 template <class T> LOOM_LANE_INLINE T load(const std::byte* p) {
   T v;
   std::memcpy(&v, p, sizeof v);
@@ -176,6 +182,15 @@ LOOM_LANE_INLINE bool lanes_fit(std::int64_t i, std::int64_t extent, std::int64_
 // and rounds its result back to the format: round_FMT. widen_FMT reads stored bits, bits_FMT gives
 // them back.
 
+// bfloat16 widens by a shift, which would keep a signalling NaN; Loom's narrow NaNs are quiet.
+LOOM_LANE_INLINE float bf16_to_f32_quiet(std::uint16_t bits) {
+  const bool nan = (bits & 0x7F80u) == 0x7F80u && (bits & 0x7Fu) != 0;
+  return bf16_to_f32(nan ? std::uint16_t(bits | 0x40u) : bits);
+}
+LOOM_LANE_INLINE float f16_to_f32_quiet(std::uint16_t bits) { return f16_to_f32(bits); }
+LOOM_LANE_INLINE float f8e4m3_to_f32_quiet(std::uint8_t bits) { return f8e4m3_to_f32(bits); }
+LOOM_LANE_INLINE float f8e5m2_to_f32_quiet(std::uint8_t bits) { return f8e5m2_to_f32(bits); }
+
 #define LOOM_NARROW_FORMAT(fmt, Bits)                                                              \
   template <class V> LOOM_LANE_INLINE auto round_##fmt(V x) {                                       \
     if constexpr (is_vector_v<V>) {                                                                \
@@ -189,10 +204,10 @@ LOOM_LANE_INLINE bool lanes_fit(std::int64_t i, std::int64_t extent, std::int64_
   template <class V> LOOM_LANE_INLINE auto widen_##fmt(V bits) {                                    \
     if constexpr (is_vector_v<V>) {                                                                \
       with_element_t<V, float> r = {};                                                             \
-      for (int i = 0; i < lane_count_v<V>; ++i) r[i] = fmt##_to_f32(Bits(bits[i]));                \
+      for (int i = 0; i < lane_count_v<V>; ++i) r[i] = fmt##_to_f32_quiet(Bits(bits[i]));          \
       return r;                                                                                    \
     } else {                                                                                       \
-      return fmt##_to_f32(Bits(bits));                                                             \
+      return fmt##_to_f32_quiet(Bits(bits));                                                       \
     }                                                                                              \
   }                                                                                                \
   template <class V> LOOM_LANE_INLINE auto bits_##fmt(V x) {                                        \
@@ -235,6 +250,36 @@ template <class V> LOOM_LANE_INLINE auto round_f8e5m2_sat(V x) {
     return r;
   } else {
     return f8e5m2_to_f32(f8e5m2_from_f64(double(x), true));
+  }
+}
+
+// An integer as a double rounded to odd: exact below 2^53; above, the bits dropped are OR'd into
+// the last one kept, so rounding that double once more to a narrower float (at most 51 bits)
+// rounds the integer itself correctly, with no double rounding.
+template <class T> LOOM_LANE_INLINE double int_to_double_odd(T v) {
+  using U = std::make_unsigned_t<T>;
+  const bool negative = std::is_signed_v<T> && v < T(0);
+  U m = negative ? U(U(0) - U(v)) : U(v);
+  int shift = 0;
+  if constexpr (sizeof(T) == 8) {
+    const int width = std::bit_width(std::uint64_t(m));
+    if (width > 53) {
+      shift = width - 53;
+      const bool dropped = (m & ((U(1) << shift) - 1)) != 0;
+      m >>= shift;
+      if (dropped) m |= 1;
+    }
+  }
+  const double d = std::ldexp(static_cast<double>(m), shift);
+  return negative ? -d : d;
+}
+template <class V> LOOM_LANE_INLINE auto int_lanes_to_double_odd(V v) {
+  if constexpr (is_vector_v<V>) {
+    with_element_t<V, double> r = {};
+    for (int i = 0; i < lane_count_v<V>; ++i) r[i] = int_to_double_odd(v[i]);
+    return r;
+  } else {
+    return int_to_double_odd(v);
   }
 }
 

@@ -372,7 +372,14 @@ std::string cpp_harness(const Module& m, const std::string& symbol, const CppOpt
       default: return "std::uint64_t(" + v + ")";
     }
   };
-  std::string out = "\n// The harness: arguments from argv[1], what the run leaves to argv[2].\n#include <chrono>\n#include <vector>\n\n";
+  std::string out = "\n// The harness: arguments from argv[1], what the run leaves to argv[2].\n#include <chrono>\n#include <new>\n#include <vector>\n\n";
+  // Buffers are 64-byte aligned, as the interpreter's are, so alignment promises hold alike.
+  out += "template <class T> struct Aligned64 {\n  using value_type = T;\n  Aligned64() = default;\n"
+         "  template <class U> Aligned64(const Aligned64<U>&) {}\n"
+         "  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }\n"
+         "  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }\n"
+         "  bool operator==(const Aligned64&) const { return true; }\n};\n"
+         "using Bytes = std::vector<std::byte, Aligned64<std::byte>>;\n\n";
   out += "int main(int argc, char** argv) {\n  if (argc < 3) return 2;\n";
   out += "  std::FILE* in = std::fopen(argv[1], \"rb\");\n  if (!in) return 2;\n";
   out += "  std::vector<unsigned char> bytes;\n  for (int c; (c = std::fgetc(in)) != EOF;) bytes.push_back(static_cast<unsigned char>(c));\n  std::fclose(in);\n";
@@ -386,8 +393,8 @@ std::string cpp_harness(const Module& m, const std::string& symbol, const CppOpt
     if (i) call_args += ", ";
     if (p->type.is_buffer() || p->type.is_tensor()) {
       out += "  const std::uint64_t " + n + "_size = word();\n  if (pos + " + n + "_size > bytes.size()) return 2;\n";
-      out += "  const std::vector<std::byte> " + n + "_given(reinterpret_cast<const std::byte*>(bytes.data() + pos), reinterpret_cast<const std::byte*>(bytes.data() + pos + " + n + "_size));\n";
-      out += "  pos += " + n + "_size;\n  std::vector<std::byte> " + n + " = " + n + "_given;\n";
+      out += "  const Bytes " + n + "_given(reinterpret_cast<const std::byte*>(bytes.data() + pos), reinterpret_cast<const std::byte*>(bytes.data() + pos + " + n + "_size));\n";
+      out += "  pos += " + n + "_size;\n  Bytes " + n + " = " + n + "_given;\n";
       call_args += n + ".data(), " + n + ".size()";
       memories.push_back(n);
     } else if (p->type.is_scalar()) {
@@ -413,7 +420,8 @@ std::string cpp_harness(const Module& m, const std::string& symbol, const CppOpt
   out += "  " + std::string(results.empty() ? "" : "const auto result = ") + call + ";\n";
   out += "  std::FILE* o = std::fopen(argv[2], \"wb\");\n  if (!o) return 2;\n";
   out += "  auto put = [&](std::uint64_t v) { std::fwrite(&v, 8, 1, o); };\n";
-  for (const auto& n : memories) out += "  put(" + n + ".size());\n  std::fwrite(" + n + ".data(), 1, " + n + ".size(), o);\n";
+  for (const auto& n : memories)
+    out += "  put(" + n + ".size());\n  if (!" + n + ".empty()) std::fwrite(" + n + ".data(), 1, " + n + ".size(), o);\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (!results[i].is_scalar()) fail(m.file + ": the harness gives back scalar results, not " + print_type(results[i]));
     const std::string v = results.size() == 1 ? "result" : "result.r" + std::to_string(i);

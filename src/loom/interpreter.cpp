@@ -79,6 +79,12 @@ RtValue bind_param(const Module& m, const Op& fn, const Value* param, RtValue v,
   if (t.is_scalar()) {
     if (v.kind != RtValue::Kind::Scalar) refuse("is not a scalar");
     if (is_integer(t.element()) && detail::mask_bits(v.bits, scalar_bits(t.element())) != v.bits) refuse("has bits beyond its width");
+    v.bits = quiet_narrow_nan(v.bits, t.element());
+    return v;
+  }
+  if (t.is_view()) {
+    // From a func.call: the caller's view, whose extents the verifier bound to the arguments.
+    if (v.kind != RtValue::Kind::View) refuse("is not a view");
     return v;
   }
   if (t.is_buffer()) {
@@ -87,6 +93,7 @@ RtValue bind_param(const Module& m, const Op& fn, const Value* param, RtValue v,
   }
   if (t.is_vector()) {
     if (v.kind != RtValue::Kind::Vector) refuse("is not a vector");
+    for (auto& lane : v.lanes) lane = quiet_narrow_nan(lane, t.element());
     return v;
   }
   if (t.is_tensor()) {

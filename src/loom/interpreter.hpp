@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <unordered_map>
 #include <string>
 #include <vector>
@@ -19,9 +20,22 @@
 
 namespace loam::loom {
 
+// Bytes at a 64-byte boundary: a run's alignment promises (buffer.assume.align) hold or fail on
+// every machine alike, and the harness of emitted code allocates the same way.
+template <class T>
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <class U>
+  Aligned64(const Aligned64<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
+  bool operator==(const Aligned64&) const { return true; }
+};
+
 // Storage a buffer, view or tensor reads: bytes the caller owns alongside the run.
 struct Storage {
-  std::vector<std::byte> bytes;
+  std::vector<std::byte, Aligned64<std::byte>> bytes;
 };
 
 // A value at run time. Scalars hold their payload in `bits`: index as a two's-complement int64,

@@ -471,7 +471,9 @@ void add_scalar_constant(OpTable& t) {
   d.facts = [](const Op& op, FactScope& s) {
     if (is_integer(op.result()->type.element())) s.set(op.result(), exact(value_of(op.attr("value").bits, op.result()->type.element())));
   };
-  d.eval = [](const Op& op, Frame& fr) { fr.set(op.result(), RtValue::scalar(op.attr("value").bits)); };
+  d.eval = [](const Op& op, Frame& fr) {
+    fr.set(op.result(), RtValue::scalar(quiet_narrow_nan(op.attr("value").bits, op.result()->type.element())));
+  };
   d.emit = [](const Op& op, CppEmitter& e) {
     e.define(op.result(), cpp_literal(op.attr("value").bits, op.result()->type.element(), e.rt()));
   };
@@ -529,19 +531,21 @@ std::uint64_t convert_lane(Conversion k, Scalar from, Scalar to, bool saturate, 
       const std::int64_t v = signed_payload(a, nf);
       if (from == Scalar::I1) return from_double(a ? -1.0 : 0.0, to);
       if (to == Scalar::F32) return std::bit_cast<std::uint32_t>(static_cast<float>(v));
-      return from_double(static_cast<double>(v), to);
+      if (to == Scalar::F64) return std::bit_cast<std::uint64_t>(static_cast<double>(v));
+      return from_double(loom_rt::int_to_double_odd(v), to);
     }
     case Conversion::UIToFP: {
       const std::uint64_t v = mask_bits(a, nf);
       if (to == Scalar::F32) return std::bit_cast<std::uint32_t>(static_cast<float>(v));
-      return from_double(static_cast<double>(v), to);
+      if (to == Scalar::F64) return std::bit_cast<std::uint64_t>(static_cast<double>(v));
+      return from_double(loom_rt::int_to_double_odd(v), to);
     }
     case Conversion::FPToSI: return fp_to_int(to_double(a, from), nt, true);
     case Conversion::FPToUI: return fp_to_int(to_double(a, from), nt, false);
     case Conversion::ExtSI: return mask_bits(static_cast<std::uint64_t>(signed_payload(a, nf)), nt);
     case Conversion::ExtUI: return mask_bits(a, nf);
     case Conversion::TruncI: return mask_bits(a, nt);
-    case Conversion::Bitcast: return a;
+    case Conversion::Bitcast: return quiet_narrow_nan(a, to);
   }
   return 0;
 }
@@ -571,10 +575,8 @@ std::string convert_cpp(CppEmitter& e, Conversion k, const Type& from_t, const T
       std::string v = src;
       if (from == Scalar::I1 && vec && k == Conversion::UIToFP) v = "(" + x + " & 1)";
       if (narrow_round_function(to).empty()) return convert(v);
-      // A narrow float: the value through f64, then rounded once.
-      const std::string dbl = vec ? "__builtin_convertvector(" + v + ", " + rt + "vec<double, " + std::to_string(lanes_of(from_t)) + ">)"
-                                  : "double(" + v + ")";
-      return rt + narrow_round_function(to) + "(" + dbl + ")";
+      // A narrow float: the value as a double rounded to odd, then rounded once to the format.
+      return rt + narrow_round_function(to) + "(" + rt + "int_lanes_to_double_odd(" + v + "))";
     }
     case Conversion::FPToSI:
     case Conversion::FPToUI: {
@@ -593,9 +595,12 @@ std::string convert_cpp(CppEmitter& e, Conversion k, const Type& from_t, const T
       if (to == Scalar::I1) return vec ? rt + "to_mask((" + x + " & 1) != 0)" : "bool(" + x + " & 1)";
       return convert(x);
     case Conversion::Bitcast: {
-      if (is_float(from) && !narrow_round_function(from).empty()) return rt + "bits_" + narrow_round_function(from).substr(6) + "(" + x + ")";
-      if (is_float(to) && !narrow_round_function(to).empty()) return rt + "widen_" + narrow_round_function(to).substr(6) + "(" + x + ")";
-      return rt + "bitcast_lanes<" + to_cpp + ">(" + x + ")";
+      // A narrow float is held as a float: its bits first, then the target read from them.
+      const std::string from_narrow = is_float(from) ? narrow_round_function(from) : "";
+      const std::string to_narrow = is_float(to) ? narrow_round_function(to) : "";
+      const std::string bits = from_narrow.empty() ? x : rt + "bits_" + from_narrow.substr(6) + "(" + x + ")";
+      if (!to_narrow.empty()) return rt + "widen_" + to_narrow.substr(6) + "(" + bits + ")";
+      return rt + "bitcast_lanes<" + to_cpp + ">(" + bits + ")";
     }
   }
   return x;

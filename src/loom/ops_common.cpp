@@ -88,15 +88,9 @@ std::string cpp_literal(std::uint64_t bits, Scalar type, const std::string& rt) 
       return lit;
     }
     default: {
-      // A narrow float is held as the float of the same value; its bits are exact in f32.
-      std::string fn;
-      switch (type) {
-        case Scalar::F16: fn = "f16_to_f32"; break;
-        case Scalar::BF16: fn = "bf16_to_f32"; break;
-        case Scalar::F8E4M3: fn = "f8e4m3_to_f32"; break;
-        default: fn = "f8e5m2_to_f32"; break;
-      }
-      return rt + fn + "(" + std::to_string(bits) + "u)";
+      // A narrow float is held as the float of the same value (a NaN quiet, as it enters a value).
+      const std::string width = scalar_bits(type) == 16 ? "std::uint16_t" : "std::uint8_t";
+      return rt + "widen_" + narrow_round_function(type).substr(6) + "(" + width + "(" + std::to_string(bits) + "u))";
     }
   }
 }
@@ -167,7 +161,7 @@ std::uint64_t read_scalar(const Storage& s, std::uint64_t offset, Scalar type) {
   std::uint64_t bits = 0;
   for (int i = 0; i < n; ++i) bits |= static_cast<std::uint64_t>(s.bytes[offset + static_cast<std::uint64_t>(i)]) << (8 * i);
   if (type == Scalar::I1) bits = bits != 0 ? 1 : 0;
-  return bits;
+  return quiet_narrow_nan(bits, type);
 }
 
 void write_scalar(Storage& s, std::uint64_t offset, Scalar type, std::uint64_t bits) {

@@ -416,7 +416,9 @@ void add_cast(OpTable& t) {
     }
     const std::string msg = cpp_string(fail_message(e.module(), op, ref(op.operands[0]) + " does not fit in " +
                                                                         std::string(scalar_name(to))));
-    const std::string lo = to == Scalar::Offset ? "0" : std::to_string(static_cast<long long>(need.lo)) + "LL";
+    const std::string lo = to == Scalar::Offset ? "0"
+                           : need.lo == kIndexMin ? "(-9223372036854775807LL - 1)"
+                                                  : std::to_string(static_cast<long long>(need.lo)) + "LL";
     const std::string hi = to == Scalar::Offset || to == Scalar::I64 || to == Scalar::Index
                                ? "9223372036854775807LL"
                                : std::to_string(static_cast<long long>(need.hi)) + "LL";

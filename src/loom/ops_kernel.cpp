@@ -116,17 +116,21 @@ void add_def(OpTable& t) {
       e.set_work_variable("group_size", dim, size + "[" + std::to_string(dim) + "]");
     }
     // What every work item computes alike (views, promises, address arithmetic on parameters) is
-    // computed once, ahead of the loops; only a launch with work items runs it, as the interpreter
-    // would run it in the first work item.
+    // computed once, ahead of the loops, as long as it comes before anything of the work item's own
+    // that could stop the run: then the first work item would have run it first too, and a launch
+    // stops where the interpreter's does. Only a launch with work items runs it.
     std::vector<const Op*> uniform, varying;
     std::unordered_set<const Value*> known;
     for (const auto& a : op.regions[1]->block.args) known.insert(a.get());
+    bool hoisting = true;
     for (const auto& inner : op.regions[1]->block.ops) {
-      bool same = inner->def->has(kPure) && !inner->def->has(kLaunchOnly) && inner->regions.empty();
+      bool same = hoisting && inner->def->has(kPure) && !inner->def->has(kLaunchOnly) && inner->regions.empty();
       for (const Value* v : inner->operands) same = same && known.count(v);
       (same ? uniform : varying).push_back(inner.get());
       if (same)
         for (const auto& r : inner->results) known.insert(r.get());
+      else if (!inner->def->has(kLaunchOnly) && !inner->operands.empty())
+        hoisting = false;
     }
     e.open("if (" + groups + "[0] > 0 && " + groups + "[1] > 0 && " + groups + "[2] > 0)");
     e.emit_ops(uniform);

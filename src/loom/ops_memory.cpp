@@ -158,15 +158,25 @@ void add_noalias(OpTable& t) {
       const RtValue& a = fr.get(op.operands[i]);
       for (std::size_t j = 0; j < i; ++j) {
         const RtValue& b = fr.get(op.operands[j]);
-        if (a.storage == b.storage && a.base < b.base + b.bytes && b.base < a.base + a.bytes)
+        if (a.storage == b.storage && a.bytes > 0 && b.bytes > 0 && a.base < b.base + b.bytes && b.base < a.base + a.bytes)
           fr.fail(op, "the promise does not hold: " + ref(op.operands[j]) + " and " + ref(op.operands[i]) + " share bytes");
       }
       fr.set(op.result(static_cast<unsigned>(i)), a);
     }
   };
   d.emit = [](const Op& op, CppEmitter& e) {
-    // The promise reaches the host compiler as __restrict on the kernel's parameters.
-    for (std::size_t i = 0; i < op.operands.size(); ++i) e.set_memory(op.result(static_cast<unsigned>(i)), e.memory(op, op.operands[i]));
+    // The promise reaches the host compiler as __restrict on the kernel's parameters; it is checked
+    // where promises are (LOOM_CHECK_ASSUMES).
+    for (std::size_t i = 0; i < op.operands.size(); ++i) {
+      const CppMemory& a = e.memory(op, op.operands[i]);
+      for (std::size_t j = 0; j < i; ++j) {
+        const CppMemory& b = e.memory(op, op.operands[j]);
+        e.line(e.rt() + "assume(" + e.rt() + "disjoint(" + b.data + ", " + b.bytes + ", " + a.data + ", " + a.bytes + "), " +
+               cpp_string(fail_message(e.module(), op, "the promise does not hold: " + ref(op.operands[j]) + " and " + ref(op.operands[i]) +
+                                                           " share bytes")) + ");");
+      }
+      e.set_memory(op.result(static_cast<unsigned>(i)), a);
+    }
   };
   t.add(std::move(d));
 }

@@ -62,6 +62,15 @@ std::uint64_t float_bits(double value, Scalar type, bool saturate) {
   }
 }
 
+std::uint64_t quiet_narrow_nan(std::uint64_t bits, Scalar type) {
+  switch (type) {
+    case Scalar::F16: return (bits & 0x7C00) == 0x7C00 && (bits & 0x3FF) ? bits | 0x200 : bits;
+    case Scalar::BF16: return (bits & 0x7F80) == 0x7F80 && (bits & 0x7F) ? bits | 0x40 : bits;
+    case Scalar::F8E5M2: return (bits & 0x7C) == 0x7C && (bits & 0x3) ? bits | 0x2 : bits;
+    default: return bits;
+  }
+}
+
 std::string_view kind_name(TypeKind k) {
   switch (k) {
     case TypeKind::Scalar: return "scalar";

@@ -36,6 +36,10 @@ int scalar_bytes(Scalar s);
 // finite value instead of NaN or infinity).
 double float_value(std::uint64_t bits, Scalar type);
 std::uint64_t float_bits(double value, Scalar type, bool saturate = false);
+// A signalling NaN of f16, bf16 or f8E5M2 made quiet (sign and payload kept); other bits as they
+// are. Loom's narrow-float values are quiet: a NaN becomes quiet as it enters one (a load, a
+// bitcast, a literal, an argument), as the hardware conversions that hold them in f32 make it.
+std::uint64_t quiet_narrow_nan(std::uint64_t bits, Scalar type);
 
 enum class TypeKind : std::uint8_t { Scalar, Tensor, Tile, Vector, View, Buffer };
 std::string_view kind_name(TypeKind k);

@@ -99,7 +99,10 @@ Compiled compile_harness(const loom_test::KernelFile& k, const std::string& entr
   const fs::path partial = cache / (key + ".partial." + std::to_string(::getpid()));
   std::ofstream(header) << source;
   std::ofstream(src) << "#include \"" << header.filename().string() << "\"\n" << harness;
-  std::vector<std::string> argv{LOAM_CXX, "-std=c++20", "-Wall", "-Werror", "-Wno-unused-variable", "-Wno-unused-but-set-variable"};
+  // Promises are checked, so a run whose promise fails stops in the emitted code as it does in the
+  // interpreter.
+  std::vector<std::string> argv{LOAM_CXX, "-std=c++20", "-DLOOM_CHECK_ASSUMES", "-Wall", "-Werror", "-Wno-unused-variable",
+                                "-Wno-unused-but-set-variable"};
   for (std::size_t at = 0; at < flags.size();) {
     std::size_t end = flags.find(' ', at);
     if (end == std::string::npos) end = flags.size();

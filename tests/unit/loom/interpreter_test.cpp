@@ -155,6 +155,24 @@ TEST(LoomInterpreter, Q4_0DecodesAsGgmlStoresIt) {
   EXPECT_THROW(in.call("f", {RtValue::scalar(2), RtValue::buffer(s), RtValue::scalar(0), RtValue::scalar(0)}), loam::Error);
 }
 
+TEST(LoomInterpreter, AViewCrossesAFunctionCall) {
+  const std::string text =
+      "func.def @first(%n: index, %v: view<[%n]xf32>) -> (f32) {\n  %zero = index.constant 0 : index\n"
+      "  %x = view.load %v[%zero] : view<[%n]xf32> -> f32\n  func.return %x : f32\n}\n\n"
+      "func.def @f(%n: index, %b: buffer) -> (f32) {\n  %base = index.constant 0 : offset\n"
+      "  %v = buffer.view %b[%base] : buffer -> view<[%n]xf32>\n"
+      "  %x = func.call @first(%n, %v) : (index, view<[%n]xf32>) -> (f32)\n  func.return %x : f32\n}\n";
+  EXPECT_EQ(run(text, {"2", "f32:3,4"}).results.at(0), std::bit_cast<std::uint32_t>(3.0f));
+}
+
+TEST(LoomInterpreter, NarrowNaNsAreQuiet) {
+  const std::string text =
+      "func.def @f(%x: i16) -> (i16) {\n  %h = scalar.bitcast %x : i16 to f16\n  %r = scalar.bitcast %h : f16 to i16\n"
+      "  func.return %r : i16\n}\n";
+  EXPECT_EQ(run(text, {"0x7D01"}).results.at(0), 0x7F01u);  // the signalling NaN's payload kept, made quiet
+  EXPECT_EQ(run(text, {"0x7C00"}).results.at(0), 0x7C00u);  // infinity is no NaN
+}
+
 TEST(LoomInterpreter, RunawayLoopsStop) {
   const std::string text =
       "func.def @f(%n: index) {\n  %z = index.constant 0 : index\n  %one = index.constant 1 : index\n"
