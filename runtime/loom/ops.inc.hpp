@@ -320,10 +320,10 @@ template <class T, class V> LOOM_LANE_INLINE auto fp_to_int_sat(V x) {
 
 template <class V> LOOM_LANE_INLINE auto as_signed(V x) { return bitcast_lanes<int_lanes_t<V>>(x); }
 
-template <class V> LOOM_LANE_INLINE V minsi(V a, V b) { return select_lanes(mask_t<V>(as_signed(a) < as_signed(b)), a, b); }
-template <class V> LOOM_LANE_INLINE V maxsi(V a, V b) { return select_lanes(mask_t<V>(as_signed(a) < as_signed(b)), b, a); }
-template <class V> LOOM_LANE_INLINE V minui(V a, V b) { return select_lanes(mask_t<V>(a < b), a, b); }
-template <class V> LOOM_LANE_INLINE V maxui(V a, V b) { return select_lanes(mask_t<V>(a < b), b, a); }
+template <class V> LOOM_LANE_INLINE V minsi(V a, V b) { return select_lanes(mask_t<V>(lt_lanes(as_signed(a), as_signed(b))), a, b); }
+template <class V> LOOM_LANE_INLINE V maxsi(V a, V b) { return select_lanes(mask_t<V>(lt_lanes(as_signed(a), as_signed(b))), b, a); }
+template <class V> LOOM_LANE_INLINE V minui(V a, V b) { return select_lanes(mask_t<V>(lt_lanes(a, b)), a, b); }
+template <class V> LOOM_LANE_INLINE V maxui(V a, V b) { return select_lanes(mask_t<V>(lt_lanes(a, b)), b, a); }
 
 template <class V, class F> LOOM_LANE_INLINE V int_lanes(V a, V b, F f) {
   if constexpr (is_vector_v<V>) {
@@ -424,7 +424,8 @@ template <class M, class V> LOOM_LANE_INLINE void masked_store(std::byte* data, 
     LOOM_NO_CONTRACT;                                                                     \
     if constexpr (is_vector_v<V>) {                                                       \
       using M = mask_t<V>;                                                                \
-      const M lt = M(a < b), gt = M(a > b), eq = M(a == b), un = M(a != a) | M(b != b);  \
+      const M lt = lt_lanes(a, b), gt = gt_lanes(a, b), eq = eq_lanes(a, b);              \
+      const M un = M(isnan_lanes(a) | isnan_lanes(b));                                    \
       (void)lt, (void)gt, (void)eq, (void)un;                                             \
       return to_mask(M(expr));                                                            \
     } else {                                                                              \

@@ -401,6 +401,17 @@ void add_compare(OpTable& t, bool is_float) {
         return;
       }
       static const char* kOps[] = {"==", "!=", "<", "<=", ">", ">=", "<", "<=", ">", ">="};
+      if (vec) {
+        // Through the lane helpers: on vectors wider than the machine's, raw comparisons become
+        // scalar code.
+        static const char* kLanes[] = {"eq", "ne", "lt", "le", "gt", "ge", "lt", "le", "gt", "ge"};
+        if (p >= 2 && p <= 5) {
+          a = e.rt() + "as_signed(" + a + ")";
+          b = e.rt() + "as_signed(" + b + ")";
+        }
+        e.define(op.result(), e.rt() + "to_mask(" + e.rt() + kLanes[p] + "_lanes(" + a + ", " + b + "))");
+        return;
+      }
       if (p >= 2 && p <= 5 && type != Scalar::I1) {
         const std::string s = vec ? "(" + e.rt() + "vec<std::int" + std::to_string(scalar_bits(type)) + "_t, " +
                                         std::to_string(lanes_of(op.operands[0]->type)) + ">)"
