@@ -37,11 +37,20 @@ Range carrier_range(Scalar type) {
 Range range_add(const Range& a, const Range& b) { return {a.lo + b.lo, a.hi + b.hi}; }
 Range range_sub(const Range& a, const Range& b) { return {a.lo - b.hi, a.hi - b.lo}; }
 
+// A product that saturates at +-2^126: far past every carrier, so "may overflow" stays true, and
+// no product of two 64-bit-carrier bounds (up to 2^64 each) overflows 128 bits on the way.
+Int mul_saturating(Int a, Int b) {
+  constexpr Int limit = Int(1) << 126;
+  if (a == 0 || b == 0) return 0;
+  const Int ma = a < 0 ? -a : a, mb = b < 0 ? -b : b;
+  const bool negative = (a < 0) != (b < 0);
+  if (ma > limit / mb) return negative ? -limit : limit;
+  return a * b;
+}
+
 Range range_mul(const Range& a, const Range& b) {
-  // Clamp the operands so the corner products stay inside 128 bits (offsets reach 2^64).
-  auto clamp = [](Int v) { return std::clamp(v, -(Int(1) << 64), Int(1) << 64); };
-  const Int c[4] = {clamp(a.lo) * clamp(b.lo), clamp(a.lo) * clamp(b.hi), clamp(a.hi) * clamp(b.lo),
-                    clamp(a.hi) * clamp(b.hi)};
+  const Int c[4] = {mul_saturating(a.lo, b.lo), mul_saturating(a.lo, b.hi), mul_saturating(a.hi, b.lo),
+                    mul_saturating(a.hi, b.hi)};
   return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
 }
 

@@ -33,6 +33,7 @@ Range carrier_range(Scalar type);
 Range range_add(const Range& a, const Range& b);
 Range range_sub(const Range& a, const Range& b);
 Range range_mul(const Range& a, const Range& b);
+Int mul_saturating(Int a, Int b);
 bool range_within(const Range& r, const Range& bounds);
 Facts exact(Int v);
 std::int64_t align_min(std::int64_t a, std::int64_t b);

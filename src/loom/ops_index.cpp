@@ -50,7 +50,7 @@ std::optional<Int> apply(Binary kind, Int a, Int b) {
   switch (kind) {
     case Binary::Add: return a + b;
     case Binary::Sub: return a - b;
-    case Binary::Mul: return a * b;
+    case Binary::Mul: return mul_saturating(a, b);
     case Binary::Div:
       if (b == 0) return std::nullopt;
       return a / b;  // C++ truncates toward zero, as index.div does
@@ -295,7 +295,7 @@ void add_madd(OpTable& t) {
   };
   d.eval = [](const Op& op, Frame& fr) {
     const Scalar type = op.result()->type.element();
-    const Int r = value_of(fr.bits(op.operands[0]), type) * value_of(fr.bits(op.operands[1]), type);
+    const Int r = mul_saturating(value_of(fr.bits(op.operands[0]), type), value_of(fr.bits(op.operands[1]), type));
     const Range carrier = carrier_range(type);
     const Int sum = r + value_of(fr.bits(op.operands[2]), type);
     if (!range_within({r, r}, carrier) || !range_within({sum, sum}, carrier))
@@ -341,7 +341,7 @@ void add_scale(OpTable& t) {
   d.eval = [](const Op& op, Frame& fr) {
     const Int a = value_of(fr.bits(op.operands[0]), Scalar::Index);
     const Int b = value_of(fr.bits(op.operands[1]), Scalar::Offset);
-    const Int r = a * b;
+    const Int r = mul_saturating(a, b);
     if (a < 0 || r > kOffsetMax)
       fr.fail(op, ref(op.result()) + " = " + ref(op.operands[0]) + " * " + ref(op.operands[1]) + " leaves offset");
     fr.set(op.result(), RtValue::scalar(static_cast<std::uint64_t>(r)));

@@ -126,6 +126,12 @@ void add_def(OpTable& t) {
     for (const auto& inner : op.regions[1]->block.ops) {
       bool same = hoisting && inner->def->has(kPure) && !inner->def->has(kLaunchOnly) && inner->regions.empty();
       for (const Value* v : inner->operands) same = same && known.count(v);
+      // A result's type may bind its extents or strides to values too: they must be uniform as well.
+      for (const auto& r : inner->results) {
+        for (const Extent& d : r->type.dims()) same = same && (!d.dynamic() || known.count(d.value));
+        if (const auto& layout = r->type.attachment().layout)
+          for (const Extent& s : layout->strides) same = same && (!s.dynamic() || known.count(s.value));
+      }
       (same ? uniform : varying).push_back(inner.get());
       if (same)
         for (const auto& r : inner->results) known.insert(r.get());

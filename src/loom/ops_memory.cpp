@@ -366,6 +366,10 @@ void add_tensor_reads(OpTable& t) {
     const CppMemory& m = e.memory(op, op.operands[0]);
     const auto idx = op.operand_group("indices");
     check_tensor_indices(e, op, m, idx);
+    if (idx.empty()) {  // a rank-0 tensor: its one element
+      e.define(op.result(), load_expr(e, op.result()->type, m.data));
+      return;
+    }
     const std::string linear = leading_rows(e, m, idx);
     const std::string j = "std::uint64_t(" + e.use(idx.back()) + ")";
     if (!tt.attachment().encoding) {

@@ -233,6 +233,16 @@ void add_create_mask(OpTable& t) {
   t.add(std::move(d));
 }
 
+// A lane the verifier could not place (the width is dynamic) must lie inside the width the
+// emitted vector has.
+void require_lane_in(CppEmitter& e, const Op& op, const Value* v) {
+  const Extent& w = v->type.dims()[0];
+  const std::int64_t lane = op.attr("lane").i;
+  std::optional<std::int64_t> width = w.dynamic() ? e.known_index(op, w.value) : std::optional<std::int64_t>(w.size);
+  if (width && lane >= *width)
+    e.refuse(op, "lane " + std::to_string(lane) + " is outside the " + std::to_string(*width) + " lanes " + ref(v) + " has");
+}
+
 void add_lane_access(OpTable& t) {
   OpDef extract;
   extract.name = "vector.extract";
@@ -256,6 +266,7 @@ void add_lane_access(OpTable& t) {
     fr.set(op.result(), RtValue::scalar(lanes[lane]));
   };
   extract.emit = [](const Op& op, CppEmitter& e) {
+    require_lane_in(e, op, op.operands[0]);
     const std::string x = e.use(op.operands[0]) + "[" + std::to_string(op.attr("lane").i) + "]";
     e.define(op.result(), op.result()->type.is_scalar(Scalar::I1) ? "(" + x + " != 0)" : x);
   };
@@ -285,6 +296,7 @@ void add_lane_access(OpTable& t) {
     fr.set(op.result(), std::move(r));
   };
   insert.emit = [](const Op& op, CppEmitter& e) {
+    require_lane_in(e, op, op.operands[1]);
     const std::string name = e.name_of(op.result());
     std::string x = e.use(op.operands[0]);
     if (op.operands[0]->type.is_scalar(Scalar::I1)) x = "std::int32_t(" + x + " ? -1 : 0)";
