@@ -77,6 +77,11 @@ class Emitter final : public CppEmitter {
       for (std::size_t at; (at = prelude.find("#pragma once\n")) != std::string::npos;) prelude.erase(at, 13);
       out += prelude + "\n";
     }
+    // Vectors wider than the target's registers pass between the inline functions here; GCC notes
+    // (-Wpsabi) that such an ABI changed in GCC 4.6, which matters only across separately built
+    // objects, not inside one header. GCC gives the note when it instantiates the templates, at
+    // the end of the translation unit, so it stays off from here on rather than inside a push/pop.
+    out += "#if defined(__GNUC__)\n#pragma GCC diagnostic ignored \"-Wpsabi\"\n#endif\n\n";
     if (!o_.ns.empty()) out += "namespace " + o_.ns + " {\n\n";
     if (o_.include_runtime) out += "namespace rt {\n" + std::string(text.body) + "}  // namespace rt\n\n";
     for (const Op* op : emission_order()) {

@@ -42,7 +42,7 @@ std::string encode_args(const std::vector<RunArgument>& args) {
     } else {
       const auto& bytes = a.value.storage->bytes;
       put_word(out, bytes.size());
-      out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      if (!bytes.empty()) out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     }
   }
   return out;
@@ -191,7 +191,7 @@ TEST_P(EmittedAgainstInterpreter, AgreeBitForBit) {
     const std::size_t size = static_cast<std::size_t>(scalar_bytes(e));
     Storage emitted;
     emitted.bytes.resize(n);
-    std::memcpy(emitted.bytes.data(), bytes.data() + pos, n);
+    if (n > 0) std::memcpy(emitted.bytes.data(), bytes.data() + pos, n);
     pos += n;
     for (std::size_t at = 0; at + size <= n; at += size) {
       const std::uint64_t a = detail::read_scalar(*args[i].value.storage, at, e);
