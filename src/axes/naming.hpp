@@ -66,6 +66,9 @@ struct AxisNaming {
 AxisNaming name_axes(const Model& model, const stage0::Stage0Result& analysed,
                      const std::vector<LayoutRule>& layout, const std::string& origin);
 
+// The naming as text: the axes (with lengths every value fixes), then each value's axis names.
+std::string print_naming(const AxisNaming& naming);
+
 // Proposes a layout for a model that has none: one rule per graph input and initializer the module
 // holds, and one per node output with an axis no operator determines. Axes the operators make meet
 // share one name; names are generated from extents (D28, D28_2, One, ...) or from dim_params.

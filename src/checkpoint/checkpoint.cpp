@@ -189,4 +189,22 @@ void check_checkpoint_against_graph(const SafetensorsHeader& header, const Graph
   check_checkpoint_against_graph(assemble_checkpoint({header}), graph, graph_origin);
 }
 
+std::map<std::string, std::vector<std::byte>> read_missing_payloads(const Checkpoint& checkpoint, const Graph& graph) {
+  std::map<std::string, std::vector<std::byte>> payloads;
+  for (const auto& init : graph.initializers) {
+    if (init.has_data) continue;
+    auto e = checkpoint.find(init.name);
+    if (!e) continue;
+    const auto& shard = checkpoint.shards.at(e->shard);
+    std::ifstream in(shard.origin, std::ios::binary);
+    if (!in) fail(shard.origin + ": cannot open for reading");
+    std::vector<std::byte> bytes(e->tensor->end - e->tensor->begin);
+    in.seekg(static_cast<std::streamoff>(shard.payload_offset() + e->tensor->begin));
+    if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
+      fail(shard.origin + ": tensor '" + init.name + "': cannot read its payload");
+    payloads[init.name] = std::move(bytes);
+  }
+  return payloads;
+}
+
 }  // namespace loam

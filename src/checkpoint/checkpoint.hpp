@@ -68,4 +68,8 @@ void check_checkpoint_against_graph(const Checkpoint& checkpoint, const Graph& g
 void check_checkpoint_against_graph(const SafetensorsHeader& header, const Graph& graph,
                                     const std::string& graph_origin);
 
+// The payloads of every initializer the graph lacks data for, read from the checkpoint's shards:
+// what `inline_weights` embeds in a module.
+std::map<std::string, std::vector<std::byte>> read_missing_payloads(const Checkpoint& checkpoint, const Graph& graph);
+
 }  // namespace loam

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "axes/naming.hpp"
-#include "emit/build.hpp"
+#include "driver/pipeline.hpp"
 #include "graph/graph.hpp"
 #include "onnx/reader.hpp"
 #include "options/options.hpp"
@@ -182,7 +182,7 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
         stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, "model.onnx"));
         options.layout = axes::propose_layout(model, st, "model.onnx");
       }
-      c.module = emit::build_module(model, options, {}, "model.onnx", name);
+      c.module = driver::build_module(model, options, {}, "model.onnx", name);
       std::ofstream h(work / (name + ".hpp"), std::ios::binary | std::ios::trunc);
       h << c.module.text;
       if (!h) fail(work.string() + ": cannot write the module");

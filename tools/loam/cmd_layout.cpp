@@ -7,7 +7,7 @@
 #include <iostream>
 #include <memory>
 
-#include "emit/build.hpp"
+#include "driver/pipeline.hpp"
 #include "onnx/reader.hpp"
 #include "options/options.hpp"
 #include "subcommand.hpp"
@@ -31,7 +31,7 @@ const loam::cli::SubcommandRegistration layout_registration([](CLI::App& app) ->
     loam::Options options;
     if (!args->options.empty()) options = loam::load_options(args->options);
     loam::Model model = loam::read_model_file(args->model);
-    std::string json = loam::emit::propose_layout_json(model, options, std::filesystem::path(args->model).filename().string());
+    std::string json = loam::driver::propose_layout_json(model, options, std::filesystem::path(args->model).filename().string());
     if (args->output.empty()) {
       std::cout << json;
     } else {

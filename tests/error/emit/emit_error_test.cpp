@@ -5,11 +5,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "emit/build.hpp"
+#include "driver/pipeline.hpp"
 #include "support/error.hpp"
 
 namespace loam::emit {
 namespace {
+
+using driver::BuildRequest;
+using driver::build_module;
 
 const std::filesystem::path kCases = std::filesystem::path(LOAM_SOURCE_DIR) / "tests/error/emit/cases";
 

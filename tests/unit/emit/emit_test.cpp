@@ -5,7 +5,7 @@
 #include <regex>
 #include <sstream>
 
-#include "emit/build.hpp"
+#include "driver/pipeline.hpp"
 #include "emit/bytes_literal.hpp"
 #include "emit/names.hpp"
 #include "emit/reserved.hpp"
@@ -15,6 +15,9 @@
 
 namespace loam::emit {
 namespace {
+
+using driver::BuildRequest;
+using driver::build_module;
 
 const std::filesystem::path kSource = LOAM_SOURCE_DIR;
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "emit/build.hpp"
+#include "driver/pipeline.hpp"
 #include "onnx/reader.hpp"
 #include "options/options.hpp"
 
@@ -22,7 +22,7 @@ std::string build_text(const std::string& name, const std::string& graph, const 
   std::ofstream(file) << graph;
   Model model = read_model_file(file);
   Options options = parse_options(layout_json, name + ".json");
-  std::string text = emit::build_module(model, options, {}, name + ".onnxtext", name).text;
+  std::string text = driver::build_module(model, options, {}, name + ".onnxtext", name).text;
   std::filesystem::remove_all(dir);
   return text;
 }
@@ -254,12 +254,12 @@ TEST(Fusion, ProductsReadPackedWeightsAndFuseBiasAndRelu) {
 }
 
 TEST(Fusion, TheMlpExampleIsTwoFusedProducts) {
-  emit::BuildRequest r;
+  driver::BuildRequest r;
   r.graph = std::filesystem::path(LOAM_SOURCE_DIR) / "examples/mlp/mlp.onnxtext";
   r.checkpoints = {std::filesystem::path(LOAM_SOURCE_DIR) / "examples/mlp/mlp.safetensors"};
   r.options_file = std::filesystem::path(LOAM_SOURCE_DIR) / "examples/mlp/layout.json";
   r.name = "mlp";
-  std::string f = forward_of(emit::build_module(r).text);
+  std::string f = forward_of(driver::build_module(r).text);
   EXPECT_NE(f.find(" h2 = backend.matmul_bias(x_dev, weights.fc1_weight_packed, fc1_bias_dev, true);"), std::string::npos) << f;
   EXPECT_NE(f.find(" logits = backend.matmul_bias(h2, weights.fc2_weight_packed, fc2_bias_dev, false);"), std::string::npos);
   EXPECT_EQ(count(f, "backend.matmul_bias("), 2u);

@@ -1,0 +1,131 @@
+#include "driver/pipeline.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "axes/naming.hpp"
+#include "checkpoint/checkpoint.hpp"
+#include "emit/names.hpp"
+#include "lower/module.hpp"
+#include "onnx/printer.hpp"
+#include "onnx/reader.hpp"
+#include "stage0/report.hpp"
+#include "stage0/stage0.hpp"
+#include "support/error.hpp"
+
+namespace loam::driver {
+
+namespace {
+
+// What the passes hand one another.
+struct Program {
+  const Model& model;
+  const Options& options;
+  std::vector<std::filesystem::path> checkpoints;
+  std::string origin;  // the graph's file name, for messages
+  std::string name;    // the module's namespace
+};
+
+// The pipeline: every pass in order. The readers have read, verified and normalised the graph
+// before it starts (a Model is only ever made by them). With `stop`, it gives that stage's printed
+// form instead of going on; otherwise it fills `module`.
+std::string run(const Program& p, std::optional<Stage> stop, emit::WrittenModule* module) {
+  if (stop == Stage::Graph) return print_onnxtext(p.model);
+
+  // The checkpoints' headers against the graph's initializers (their payloads only for
+  // inline_weights, which embeds them).
+  emit::ModuleOptions mo;
+  mo.name = p.name;
+  mo.source_name = p.origin;
+  if (!p.checkpoints.empty()) {
+    Checkpoint ck = load_checkpoint(p.checkpoints);
+    check_checkpoint_against_graph(ck, p.model.graph, p.origin);
+    if (p.options.inline_weights) mo.inline_payloads = read_missing_payloads(ck, p.model.graph);
+  }
+
+  const stage0::Stage0Result st = stage0::run_stage0(p.model, stage0::Stage0Options::from(p.options, p.origin));
+  if (stop == Stage::Stage0) return stage0::check_report(p.model, st);
+
+  const axes::AxisNaming naming = axes::name_axes(p.model, st, p.options.layout, p.origin);
+  if (stop == Stage::Axes) return axes::print_naming(naming);
+
+  // The fusion plan is made inside lowering, which asks it node by node.
+  const lower::LoweredModule lowered = lower::lower_module(p.model, st, naming, p.origin);
+  if (stop == Stage::Lowered) return lower::print_lowered(lowered);
+
+  emit::WrittenModule written = emit::write_module(lowered, mo);
+  if (stop == Stage::Cpp) return written.text;
+  *module = std::move(written);
+  return {};
+}
+
+struct Read {
+  Model model;
+  Options options;
+  std::vector<std::filesystem::path> checkpoints;
+};
+
+Read read_request(const BuildRequest& r) {
+  Read out;
+  out.checkpoints = r.checkpoints;
+  if (r.options) {
+    out.options = *r.options;
+  } else if (r.options_file) {
+    out.options = load_options(*r.options_file);
+    for (auto& p : resolve_checkpoint_paths(out.options, *r.options_file)) out.checkpoints.push_back(p);
+  }
+  out.model = read_model_file(r.graph);
+  return out;
+}
+
+}  // namespace
+
+Stage stage_from_name(const std::string& name) {
+  if (name == "graph") return Stage::Graph;
+  if (name == "stage0") return Stage::Stage0;
+  if (name == "axes") return Stage::Axes;
+  if (name == "lowered") return Stage::Lowered;
+  if (name == "cpp") return Stage::Cpp;
+  fail("--emit takes graph, stage0, axes, lowered or cpp, not '" + name + "'");
+}
+
+std::string module_name_from_path(const std::filesystem::path& p) { return emit::identifier_spelling(p.stem().string()); }
+
+emit::WrittenModule build_module(const Model& model, const Options& options,
+                                 const std::vector<std::filesystem::path>& checkpoints, const std::string& origin,
+                                 const std::string& name) {
+  emit::WrittenModule m;
+  run(Program{model, options, checkpoints, origin, name}, std::nullopt, &m);
+  return m;
+}
+
+emit::WrittenModule build_module(const BuildRequest& r) {
+  Read in = read_request(r);
+  const std::string name = r.name.empty() ? module_name_from_path(r.graph) : r.name;
+  return build_module(in.model, in.options, in.checkpoints, r.graph.filename().string(), name);
+}
+
+std::string emit_stage(const BuildRequest& r, Stage stage) {
+  Read in = read_request(r);
+  const std::string name = r.name.empty() ? module_name_from_path(r.graph) : r.name;
+  return run(Program{in.model, in.options, in.checkpoints, r.graph.filename().string(), name}, stage, nullptr);
+}
+
+std::string propose_layout_json(const Model& model, const Options& options, const std::string& origin) {
+  stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, origin));
+  auto rules = axes::propose_layout(model, st, origin);
+  // Written by hand so the keys keep a reading order (graph, pattern, then axes) and each rule is a line.
+  std::string out = "{\n  \"layout\": [\n";
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    nlohmann::json axes = rules[i].axes;
+    out += "    {";
+    if (rules[i].graph) out += "\"graph\": " + nlohmann::json(*rules[i].graph).dump() + ", ";
+    out += "\"pattern\": " + nlohmann::json(rules[i].pattern).dump() + ", \"axes\": " + axes.dump() + "}";
+    out += i + 1 < rules.size() ? ",\n" : "\n";
+  }
+  out += "  ]";
+  if (!options.dims.empty()) out += ",\n  \"dims\": " + nlohmann::json(options.dims).dump();
+  out += "\n}\n";
+  return out;
+}
+
+}  // namespace loam::driver

@@ -1,0 +1,48 @@
+// `loam build`, as one list of passes: read the graph (its readers verify it and restate it in the
+// current opset), check the checkpoints' headers against it, stage 0, name the axes, lower, and
+// write the module. Each stage's result can be printed instead of going on (`--emit=`): the graph
+// as .onnxtext, stage 0's extents and owed conditions, every value's axis names, the lowered
+// kernel calls, the C++ module.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emit/module_writer.hpp"
+#include "graph/graph.hpp"
+#include "options/options.hpp"
+
+namespace loam::driver {
+
+enum class Stage { Graph, Stage0, Axes, Lowered, Cpp };
+
+// "graph", "stage0", "axes", "lowered", "cpp"; refuses any other word, listing the stages.
+Stage stage_from_name(const std::string& name);
+
+struct BuildRequest {
+  std::filesystem::path graph;
+  std::vector<std::filesystem::path> checkpoints;  // besides those the options list
+  std::optional<std::filesystem::path> options_file;
+  std::optional<Options> options;  // used instead of reading options_file, when given
+  std::string name;                // module namespace; empty: from the graph file name
+};
+
+// Builds the module. Throws loam::Error naming the file, node, tensor and axis where the build stops.
+emit::WrittenModule build_module(const BuildRequest& request);
+// The same from a model already read (the graph's file name is `origin`).
+emit::WrittenModule build_module(const Model& model, const Options& options,
+                                 const std::vector<std::filesystem::path>& checkpoints, const std::string& origin,
+                                 const std::string& name);
+
+// Runs the passes up to `stage` and gives its printed form.
+std::string emit_stage(const BuildRequest& request, Stage stage);
+
+// A module name from a file name: "mnist-12.hpp" -> "mnist_12".
+std::string module_name_from_path(const std::filesystem::path& p);
+
+// A starting layout for `model` (see axes::propose_layout), as the JSON text of an options file.
+std::string propose_layout_json(const Model& model, const Options& options, const std::string& origin);
+
+}  // namespace loam::driver
