@@ -8,7 +8,7 @@ packages=(
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   libssl-dev libboost-dev
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev llvm-14-tools
   python3 python3-numpy
 )
 

@@ -70,6 +70,7 @@ struct OpaqueBackend {
   template <class Out, class... Ts> auto compare(std::span<const ExprStep> e, const Ts&... a) const { return close(cpu_.template compare<Out>(e, open(a)...)); }
   template <class... Ts> auto unary(ExprOp op, const Ts&... a) const { return close(cpu_.unary(op, open(a)...)); }
   template <class Out, class... Ts> auto where(const Ts&... a) const { return close(cpu_.template where<Out>(open(a)...)); }
+  template <class Out, class O, class... Ts> auto loom(const Ts&... a) const { return close(cpu_.template loom<Out, O>(open(a)...)); }
   template <class... Ts> auto matmul(const Ts&... a) const { return close(cpu_.matmul(open(a)...)); }
   template <class Out, class... Ts> auto matmul_broadcast(const Ts&... a) const { return close(cpu_.template matmul_broadcast<Out>(open(a)...)); }
   template <class... Ts> auto matmul_bias(const Ts&... a) const { return close(cpu_.matmul_bias(open(a)...)); }

@@ -51,6 +51,12 @@ struct MatMulRule {
 #pragma GCC optimize("O3", "no-tree-loop-distribute-patterns")
 #endif
 
+// An operand of a generated kernel: its elements as bytes.
+struct KernelBytes {
+  const std::byte* data;
+  std::uint64_t bytes;
+};
+
 struct Cpu {
   template <class E, class L>
   using Tensor = HostTensor<E, L>;
@@ -211,6 +217,35 @@ struct Cpu {
       for (std::int64_t i = 0; i < t.count(); ++i) d[i] = convert<To, E>(s[i]);
       return out;
     }
+  }
+
+  // ---------------------------------------------------------------- generated kernels
+
+  // A kernel the module carries (a Loom kernel.def, emitted into the module): it writes the result
+  // of `extents` from each operand's elements, reading `args` (the extents it was built for as
+  // parameters). K::run is the module's adapter for it.
+  template <class Out, class O, class K, std::size_t N, class... Es, class... Ls>
+  Tensor<O, Out> loom(K, const Ext<AxisRank<Out>>& extents, const std::array<std::int64_t, N>& args,
+                      const Tensor<Es, Ls>&... operands) const {
+    static_assert((AxesBroadcastTo<Ls, Out> && ...),
+                  "loom: every operand's axes must be the result's axes, aligned at the end (an axis of EXTENT 1 may stand for any); relabel an axis of 1 with lift");
+    (operand_meets_result<AxisRank<Out>>(extents, operands.extents()), ...);
+    auto out = Tensor<O, Out>::uninitialized(extents);
+    K::run(args, reinterpret_cast<std::byte*>(out.mutable_data_unchecked()), static_cast<std::uint64_t>(out.count()) * sizeof(O),
+           KernelBytes{reinterpret_cast<const std::byte*>(operands.data()), static_cast<std::uint64_t>(operands.count()) * sizeof(Es)}...);
+    return out;
+  }
+
+  // The kernel was built for operands that hold the result's extent or one element on each axis
+  // they share with it; one that does not is a call the build would not have written.
+  template <std::size_t R>
+  static void operand_meets_result(const Ext<R>& result, std::span<const std::int64_t> ext) {
+    if (ext.size() > R) throw KernelMisuse("loom: an operand has more axes than the result");
+    const std::size_t shift = R - ext.size();
+    for (std::size_t i = 0; i < ext.size(); ++i)
+      if (ext[i] != result[shift + i] && ext[i] != 1)
+        throw KernelMisuse("loom: an operand's extent " + std::to_string(ext[i]) + " at axis " + std::to_string(shift + i) +
+                           " neither is the result's " + std::to_string(result[shift + i]) + " nor 1");
   }
 
   // ---------------------------------------------------------------- elementwise

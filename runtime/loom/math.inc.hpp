@@ -335,6 +335,12 @@ template <class V> V atanh(V x) {
   detail::check_float_lanes<V>();
   return map_lanes(x, [](element_t<V> u) { return std::atanh(u); });
 }
+template <class V> V log1p(V x) {
+  return map_lanes(x, [](element_t<V> v) { return std::log1p(v); });
+}
+template <class V> V expm1(V x) {
+  return map_lanes(x, [](element_t<V> v) { return std::expm1(v); });
+}
 
 }  // namespace math
 

@@ -61,9 +61,9 @@ bool is_folded_scalar_operand(const Node& node, std::size_t i, const stage0::Sta
     if (v->source == stage0::ValueState::Source::Initializer) return true;
     return v->value && v->value->size() == 1 && v->value->all_constant();
   }
-  static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min",
+  static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod",
                                                "PRelu", "Equal", "Less", "LessOrEqual", "Greater",
-                                               "GreaterOrEqual"};
+                                               "GreaterOrEqual", "And", "Or", "Xor"};
   if (!binary.count(node.op_type) || node.inputs.size() != 2 || i > 1) return false;
   const auto* v = st.find(node.inputs[i]);
   const auto* other = st.find(node.inputs[1 - i]);

@@ -5,6 +5,8 @@
 #include "axes/naming.hpp"
 #include "checkpoint/checkpoint.hpp"
 #include "emit/names.hpp"
+#include "loom/syntax.hpp"
+#include "loom/verifier.hpp"
 #include "lower/module.hpp"
 #include "onnx/printer.hpp"
 #include "onnx/reader.hpp"
@@ -23,6 +25,8 @@ struct Program {
   std::vector<std::filesystem::path> checkpoints;
   std::string origin;  // the graph's file name, for messages
   std::string name;    // the module's namespace
+  bool fuse = true;
+  ReportRequest report;
 };
 
 // The pipeline: every pass in order. The readers have read, verified and normalised the graph
@@ -49,8 +53,13 @@ std::string run(const Program& p, std::optional<Stage> stop, emit::WrittenModule
   if (stop == Stage::Axes) return axes::print_naming(naming);
 
   // The fusion plan is made inside lowering, which asks it node by node.
-  const lower::LoweredModule lowered = lower::lower_module(p.model, st, naming, p.origin);
+  const lower::LoweredModule lowered = lower::lower_module(p.model, st, naming, p.origin, {p.fuse});
+  if (p.report.text) *p.report.text = lower::fusion_report(p.model, lowered, p.report.json);
   if (stop == Stage::Lowered) return lower::print_lowered(lowered);
+
+  // What lowering generated is checked as any Loom module is, before it is printed as C++.
+  if (lowered.kernels) loom::verify_module(*lowered.kernels);
+  if (stop == Stage::Loom) return lowered.kernels ? loom::print_module(*lowered.kernels) : std::string();
 
   emit::WrittenModule written = emit::write_module(lowered, mo);
   if (stop == Stage::Cpp) return written.text;
@@ -84,30 +93,31 @@ Stage stage_from_name(const std::string& name) {
   if (name == "stage0") return Stage::Stage0;
   if (name == "axes") return Stage::Axes;
   if (name == "lowered") return Stage::Lowered;
+  if (name == "loom") return Stage::Loom;
   if (name == "cpp") return Stage::Cpp;
-  fail("--emit takes graph, stage0, axes, lowered or cpp, not '" + name + "'");
+  fail("--emit takes graph, stage0, axes, lowered, loom or cpp, not '" + name + "'");
 }
 
 std::string module_name_from_path(const std::filesystem::path& p) { return emit::identifier_spelling(p.stem().string()); }
 
 emit::WrittenModule build_module(const Model& model, const Options& options,
                                  const std::vector<std::filesystem::path>& checkpoints, const std::string& origin,
-                                 const std::string& name) {
+                                 const std::string& name, bool fuse, const ReportRequest& report) {
   emit::WrittenModule m;
-  run(Program{model, options, checkpoints, origin, name}, std::nullopt, &m);
+  run(Program{model, options, checkpoints, origin, name, fuse, report}, std::nullopt, &m);
   return m;
 }
 
-emit::WrittenModule build_module(const BuildRequest& r) {
+emit::WrittenModule build_module(const BuildRequest& r, const ReportRequest& report) {
   Read in = read_request(r);
   const std::string name = r.name.empty() ? module_name_from_path(r.graph) : r.name;
-  return build_module(in.model, in.options, in.checkpoints, r.graph.filename().string(), name);
+  return build_module(in.model, in.options, in.checkpoints, r.graph.filename().string(), name, r.fuse, report);
 }
 
 std::string emit_stage(const BuildRequest& r, Stage stage) {
   Read in = read_request(r);
   const std::string name = r.name.empty() ? module_name_from_path(r.graph) : r.name;
-  return run(Program{in.model, in.options, in.checkpoints, r.graph.filename().string(), name}, stage, nullptr);
+  return run(Program{in.model, in.options, in.checkpoints, r.graph.filename().string(), name, r.fuse, {}}, stage, nullptr);
 }
 
 std::string propose_layout_json(const Model& model, const Options& options, const std::string& origin) {

@@ -1,8 +1,8 @@
 // `loam build`, as one list of passes: read the graph (its readers verify it and restate it in the
-// current opset), check the checkpoints' headers against it, stage 0, name the axes, lower, and
-// write the module. Each stage's result can be printed instead of going on (`--emit=`): the graph
-// as .onnxtext, stage 0's extents and owed conditions, every value's axis names, the lowered
-// kernel calls, the C++ module.
+// current opset), check the checkpoints' headers against it, stage 0, name the axes, plan fusion
+// and lower, verify the generated Loom kernels, and write the module. Each stage's result can be
+// printed instead of going on (`--emit=`): the graph as .onnxtext, stage 0's extents and owed
+// conditions, every value's axis names, the lowered kernel calls, the Loom kernels, the C++ module.
 #pragma once
 
 #include <filesystem>
@@ -16,9 +16,9 @@
 
 namespace loam::driver {
 
-enum class Stage { Graph, Stage0, Axes, Lowered, Cpp };
+enum class Stage { Graph, Stage0, Axes, Lowered, Loom, Cpp };
 
-// "graph", "stage0", "axes", "lowered", "cpp"; refuses any other word, listing the stages.
+// "graph", "stage0", "axes", "lowered", "loom", "cpp"; refuses any other word, listing the stages.
 Stage stage_from_name(const std::string& name);
 
 struct BuildRequest {
@@ -27,14 +27,21 @@ struct BuildRequest {
   std::optional<std::filesystem::path> options_file;
   std::optional<Options> options;  // used instead of reading options_file, when given
   std::string name;                // module namespace; empty: from the graph file name
+  bool fuse = true;                // false: one kernel per node (`--no-fuse`)
+};
+
+// The fusion report (`--report`): for every node, its kernel, what it was fused with, or why not.
+struct ReportRequest {
+  std::string* text = nullptr;  // filled when given
+  bool json = false;
 };
 
 // Builds the module. Throws loam::Error naming the file, node, tensor and axis where the build stops.
-emit::WrittenModule build_module(const BuildRequest& request);
+emit::WrittenModule build_module(const BuildRequest& request, const ReportRequest& report = {});
 // The same from a model already read (the graph's file name is `origin`).
 emit::WrittenModule build_module(const Model& model, const Options& options,
                                  const std::vector<std::filesystem::path>& checkpoints, const std::string& origin,
-                                 const std::string& name);
+                                 const std::string& name, bool fuse = true, const ReportRequest& report = {});
 
 // Runs the passes up to `stage` and gives its printed form.
 std::string emit_stage(const BuildRequest& request, Stage stage);

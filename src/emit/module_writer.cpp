@@ -11,6 +11,7 @@
 #include "emit/fixed_text.hpp"
 #include "emit/names.hpp"
 #include "emit/runtime_text.hpp"
+#include "loom/emit_cpp.hpp"
 #include "support/error.hpp"
 
 namespace loam::emit {
@@ -133,6 +134,10 @@ class Writer {
   std::string arg_code(const Arg& a, std::string& pre);
 
   void write_axes();
+  // The Loom kernels the module runs, emitted by Loom's C++ emitter, and one adapter each that
+  // the Backend's `loom` kernel calls.
+  void write_loom_kernels();
+  std::map<std::string, std::string> adapter_;  // kernel symbol -> adapter struct
   void write_weights();
   std::string prepared_type(const lower::PreparedWeight& p);
   void write_prepared_init();
@@ -228,6 +233,34 @@ std::string Writer::arg_code(const Arg& a, std::string& pre) {
     }
   }
   return "";
+}
+
+void Writer::write_loom_kernels() {
+  if (!m_.kernels || m_.kernels->ops.empty()) return;
+  loom::CppOptions o;
+  o.ns = "loom_kernels";
+  o.standalone = false;
+  // A check that fails in a kernel (an integer division by zero) refuses the run as a kernel
+  // refusal does, instead of stopping the program.
+  out_ << "// ---- kernels: Loom's C++ for the module's generated kernels\n"
+       << "#define LOOM_ON_FAIL(what) throw KernelRefusal(InputError{\"\", \"\", \"\", what})\n"
+       << loom::emit_cpp(*m_.kernels, o) << "#undef LOOM_ON_FAIL\n\n";
+  for (const auto& k : m_.loom_kernels) {
+    const std::string name = names_.fresh("loam_kernel_" + k.symbol);
+    adapter_[k.symbol] = name;
+    std::string params = "const std::array<std::int64_t, " + std::to_string(k.extents) + ">& e, std::byte* out, std::uint64_t out_bytes";
+    std::string call;
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::size_t i = 0; i < k.extents; ++i) call += "e[" + std::to_string(i) + "], ";
+    call += "out, out_bytes";
+    for (std::size_t i = 0; i < k.operands; ++i) {
+      params += ", const KernelBytes& in" + std::to_string(i);
+      call += ", const_cast<std::byte*>(in" + std::to_string(i) + ".data), in" + std::to_string(i) + ".bytes";
+    }
+    out_ << "struct " << name << " {\n  static void run(" << params << ") { loom_kernels::" << k.symbol << "(" << call
+         << "); }\n};\n";
+  }
+  out_ << "\n";
 }
 
 void Writer::write_axes() {
@@ -468,7 +501,11 @@ void Writer::write_calls(const std::vector<lower::KernelCall>& calls) {
     }
     body_ += "  // " + comment_safe(c.node) + " (" + comment_safe(c.op) + ")\n";
     std::string pre, args;
-    for (std::size_t i = 0; i < c.args.size(); ++i) args += (i ? ", " : "") + arg_code(c.args[i], pre);
+    for (std::size_t i = 0; i < c.args.size(); ++i) {
+      // A generated kernel's call names it by its adapter.
+      const bool adapter = c.kernel == "loom" && i == 0;
+      args += (i ? ", " : "") + (adapter ? adapter_.at(c.args[0].code) + "{}" : arg_code(c.args[i], pre));
+    }
     std::string targs;
     if (!c.template_args.empty()) {
       targs = ".template " + c.kernel + "<";
@@ -739,8 +776,8 @@ WrittenModule Writer::run() {
   iface_.name = o_.name;
   const RuntimeText& rt = runtime_text();
   std::string prelude;
-  {
-    std::istringstream in{std::string(rt.prelude)};
+  for (const std::string_view text : {rt.prelude, m_.kernels && !m_.kernels->ops.empty() ? loom::loom_runtime_text().prelude : std::string_view()}) {
+    std::istringstream in{std::string(text)};
     std::string line;
     while (std::getline(in, line))
       if (line.rfind("#pragma once", 0) != 0) prelude += line + "\n";
@@ -758,6 +795,7 @@ WrittenModule Writer::run() {
        << "namespace " << o_.name << " {\n\n"
        << rt.body << "\n"
        << kModuleFixedText << "\n";
+  write_loom_kernels();
   write_axes();
   write_weights();
   write_forward();

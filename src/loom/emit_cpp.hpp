@@ -25,6 +25,9 @@ struct CppOptions {
   // Paste the runtime's text (headers, then its body inside `ns`) ahead of the functions. Without
   // it the output expects the runtime in `runtime_ns` (the interpreter's loom_rt, for tests).
   bool include_runtime = true;
+  // A header of its own (a guard, the runtime's #include lines); false: text another header pastes
+  // inside its own namespace, having included the runtime's prelude itself.
+  bool standalone = true;
   std::string runtime_ns = "loom_rt";
   Target target{8};
   std::map<std::string, std::string> contracts;  // func.apply contract -> the func.def providing it

@@ -191,6 +191,8 @@ void add_float_ops(OpTable& t) {
   LOOM_MATH(asinh, "the inverse hyperbolic sine");
   LOOM_MATH(acosh, "the inverse hyperbolic cosine");
   LOOM_MATH(atanh, "the inverse hyperbolic tangent");
+  LOOM_MATH(log1p, "log(1 + x), accurate where x is small");
+  LOOM_MATH(expm1, "e to the x, minus 1, accurate where x is small");
 #undef LOOM_MATH
 
   Family fma;

@@ -37,6 +37,7 @@ void lower_if(LowerContext& cx, const Node& n, const stage0::IfBranches& br, std
   c.node = n.label();
   c.op = n.op_type;
   c.kernel = "if";
+  c.graph_node = cx.graph_node;
   for (const auto& o : n.outputs) {
     if (o.empty()) continue;
     c.results.push_back(o);
@@ -48,6 +49,10 @@ void lower_if(LowerContext& cx, const Node& n, const stage0::IfBranches& br, std
     Block& block = side == 0 ? call->then_block : call->else_block;
     stage0::Stage0Result scope = stage0::branch_scope(cx.st, b);
     LoweredModule sub;
+    // The blocks' generated kernels join the module's, under names it keeps unique.
+    if (!cx.out.kernels) cx.out.kernels = std::make_shared<loom::Module>();
+    sub.kernels = cx.out.kernels;
+    sub.loom_kernels = std::move(cx.out.loom_kernels);
     LowerContext bx(cx.model, scope, naming, cx.origin, sub);
     bx.fresh_counter = cx.fresh_counter;
     std::set<std::string> held = defined;
@@ -72,6 +77,7 @@ void lower_if(LowerContext& cx, const Node& n, const stage0::IfBranches& br, std
       block.outputs.push_back(local);
     }
     cx.fresh_counter = bx.fresh_counter;
+    cx.out.loom_kernels = std::move(sub.loom_kernels);
     block.owed = b.owed;
     block.folded = std::move(sub.folded);
     block.calls = std::move(sub.calls);

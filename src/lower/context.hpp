@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lower/elementwise_kernel.hpp"
 #include "lower/fusion.hpp"
 #include "lower/module.hpp"
 
@@ -29,6 +30,12 @@ class LowerContext {
   const ProductFusion* fusion = nullptr;
   // The plan for the top-level graph, while its nodes are lowered.
   const FusionPlan* plan = nullptr;
+  // Whether the node being lowered is one the plan inlines into its reader's kernel: its expression
+  // then waits in `pending`, under the tensor it defines, for that reader.
+  bool inline_into_reader = false;
+  std::map<std::string, PendingExpression> pending;
+  // The top-level node being lowered (unset in a branch's block): each call records it.
+  std::optional<std::size_t> graph_node;
 
   std::string where() const;
   [[noreturn]] void error(const std::string& message) const;

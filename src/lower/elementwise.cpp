@@ -1,21 +1,22 @@
-// Lowering of the elementwise operators: one unary operator becomes `unary`, everything else an
-// expression (`elementwise`, or `compare` for a bool result) over broadcast operands, with a
-// one-element float the build knows folded into the expression as a constant.
+// Lowering of the elementwise operators: each becomes a Loom kernel (elementwise_kernel.hpp) over
+// its operands, broadcast to the result, with a one-element operand the build knows folded into
+// the expression as a constant. Identity, Dropout and a Cast that changes no compute type move no
+// element and stay calls of their own.
 #include <map>
+#include <set>
 
 #include "axes/naming.hpp"
 #include "lower/context.hpp"
+#include "lower/elementwise_kernel.hpp"
 
 namespace loam::lower {
 namespace {
 
-const std::map<std::string, std::string>& unary_ops() {
-  static const std::map<std::string, std::string> m = {
-      {"Neg", "Neg"},   {"Abs", "Abs"},       {"Relu", "Relu"}, {"Sigmoid", "Sigmoid"}, {"Tanh", "Tanh"},
-      {"Exp", "Exp"},   {"Log", "Log"},       {"Sqrt", "Sqrt"}, {"Erf", "Erf"}, {"Reciprocal", "Reciprocal"},
-      {"Floor", "Floor"}, {"Ceil", "Ceil"},   {"Round", "Round"}, {"Sign", "Sign"}, {"Not", "Not"},
-      {"Sin", "Sin"},   {"Cos", "Cos"},       {"Softplus", "Softplus"}};
-  return m;
+const std::set<std::string>& unary_ops() {
+  static const std::set<std::string> ops = {"Neg",  "Abs", "Relu",  "Sigmoid", "Tanh", "Exp", "Log",
+                                            "Sqrt", "Erf", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
+                                            "Not",  "Sin", "Cos", "Softplus"};
+  return ops;
 }
 
 const std::map<std::string, std::string>& binary_ops() {
@@ -28,194 +29,288 @@ const std::map<std::string, std::string>& binary_ops() {
 }
 
 bool is_bool_result(const std::string& op) {
-  return op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" ||
-         op == "GreaterOrEqual" || op == "And" || op == "Or" || op == "Xor";
+  return op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" || op == "GreaterOrEqual" ||
+         op == "And" || op == "Or" || op == "Xor";
 }
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  std::string s = buf;
-  if (s == "inf") return "std::numeric_limits<double>::infinity()";
-  if (s == "-inf") return "-std::numeric_limits<double>::infinity()";
-  if (s == "nan") return "std::numeric_limits<double>::quiet_NaN()";
-  return s;
-}
-
-// The step that takes an int64 back into a narrow integer's range, as ONNX computes in that type.
-Arg::Step wrap_step(ElementType t, int32_t read) {
-  return {"Wrap", read, 0, static_cast<double>(narrow_integer_bits(t)), narrow_integer_signed(t) ? 1.0 : 0.0};
-}
-
-// Whether `op` can leave its operands' range, so a narrow integer result needs a Wrap step.
+// Whether `op` can leave its operands' range, so a narrow integer result needs a Wrap.
 bool can_leave_range(const std::string& op) {
   return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Sum" || op == "Neg" ||
          op == "Abs";
 }
 
-// A cast of an operand argument to `to`, as a local of its own ("<tensor>@cast<n>").
-Arg cast_operand(LowerContext& cx, const Arg& a, ElementType to) {
-  auto it = cx.synthetic.find(a.tensor);
-  TensorInfo from = it != cx.synthetic.end() ? it->second : cx.info(a.tensor);
-  std::string local = a.tensor + "@cast" + std::to_string(cx.fresh_counter++);
-  cx.synthetic[local] = TensorInfo{local, to, from.axes, from.dims};
-  cx.call("cast", {TypeArg::of_code(cx.compute_type(to))}, {a}, {local});
-  return Arg::of_tensor(local);
+// The module's compute type of an element type: F32, I64 or Bool.
+ElementType compute_of(const LowerContext& cx, ElementType t) {
+  const std::string s = cx.compute_type(t);
+  if (s == "float") return ElementType::F32;
+  if (s == "std::int64_t") return ElementType::I64;
+  if (s == "bool") return ElementType::Bool;
+  cx.error(std::string("element type ") + element_type_name(t) + " has no elementwise kernel");
 }
+
+// An expression being built for one node, and the operands it reads.
+class Expression {
+ public:
+  explicit Expression(LowerContext& cx) : cx_(cx) {}
+
+  // A tensor operand: lifted to the result's axes where a layout named an axis of 1 apart. A
+  // tensor the plan inlines is its pending expression, computed here; a tensor read twice is one
+  // value.
+  int operand(const std::string& tensor, const std::vector<AxisName>& out_axes) {
+    if (auto seen = read_.find(tensor); seen != read_.end()) return seen->second;
+    if (auto p = cx_.pending.find(tensor); p != cx_.pending.end()) return read_[tensor] = splice(p->second);
+    Arg a = cx_.broadcast_operand(tensor, out_axes);
+    auto it = cx_.synthetic.find(a.tensor);
+    const TensorInfo info = it != cx_.synthetic.end() ? it->second : cx_.info(a.tensor);
+    ElementwiseOperand o;
+    o.tensor = a.tensor;
+    o.type = compute_of(cx_, info.elem);
+    o.dims = info.dims;
+    return read_[tensor] = load(add_operand(o));
+  }
+
+  // Input i of the node, folded to a constant when the build knows it, else an operand.
+  int input(std::size_t i, const std::vector<AxisName>& out_axes, ElementType constant_type) {
+    const Node& n = *cx_.node;
+    if (!axes::is_folded_scalar_operand(n, i, cx_.st)) return operand(n.inputs[i], out_axes);
+    return constant(i, constant_type);
+  }
+
+  // The one element of input i the build knows, as a constant of `type`.
+  int constant(std::size_t i, ElementType type) {
+    ExprValue v;
+    v.kind = ExprValue::Kind::Constant;
+    v.type = type;
+    const auto& state = cx_.value(cx_.in(i));
+    if (type != ElementType::F32 && state.value && state.value->kind == stage0::FoldedValue::Kind::Integer) {
+      auto c = state.value->ints.at(0).constant();
+      if (!c) cx_.error("'" + cx_.in(i) + "' holds " + state.value->ints.at(0).to_string() + ", which only the run knows");
+      v.integer = *c;
+    } else {
+      auto f = cx_.folded_floats(i);
+      if (!f || f->size() != 1) cx_.error("'" + cx_.in(i) + "' must be one number known at build time");
+      v.number = (*f)[0];
+      v.integer = static_cast<std::int64_t>((*f)[0]);
+    }
+    return push(v);
+  }
+
+  // A number the lowering chooses (Mean's 1/n), as a constant of `type`.
+  int number(double value, ElementType type) {
+    return push(ExprValue::constant(value, type));
+  }
+
+  int op(const std::string& name, std::vector<int> args, ElementType type, double p = 0, double q = 0) {
+    return push(ExprValue::apply(name, std::move(args), type, p, q));
+  }
+
+  ElementType type_of(int value) const { return values_.at(static_cast<std::size_t>(value)).type; }
+
+  // The result as a narrow integer's: wrapped into its range.
+  int wrapped(int value, ElementType narrow) {
+    return op("Wrap", {value}, ElementType::I64, narrow_integer_bits(narrow), narrow_integer_signed(narrow) ? 1 : 0);
+  }
+
+  // Writes the kernel and the call that runs it, defining the node's first output; or, for a node
+  // the plan inlines into its reader, leaves the expression for that reader.
+  void finish(const TensorInfo& out) {
+    const ElementType out_type = compute_of(cx_, out.elem);
+    if (values_.back().type != out_type) op("Cast", {static_cast<int>(values_.size() - 1)}, out_type);
+    ops_[cx_.graph_node.value_or(0)] = cx_.node->op_type;
+    if (cx_.inline_into_reader) {
+      cx_.pending[out.name] = PendingExpression{operands_, values_, ops_};
+      return;
+    }
+    if (operands_.empty()) cx_.error("every operand is a constant; the build should have folded it");
+    ElementwiseKernel k;
+    k.symbol = "ew" + std::to_string(cx_.out.loom_kernels.size());
+    k.out_type = out_type;
+    k.out_dims = out.dims;
+    k.operands = operands_;
+    k.values = values_;
+    if (!cx_.out.kernels) cx_.out.kernels = std::make_shared<loom::Module>();
+    cx_.out.kernels->file = cx_.origin;
+    const std::vector<Extent> passed = build_elementwise_kernel(*cx_.out.kernels, k);
+    cx_.out.loom_kernels.push_back({k.symbol, passed.size(), operands_.size()});
+    std::vector<Arg> args = {Arg::of_code(k.symbol), Arg::of_extents(out.dims), Arg::of_extents(passed)};
+    args.insert(args.end(), args_.begin(), args_.end());
+    cx_.call("loom", {TypeArg::of_axes(out.axes), TypeArg::of_code(cx_.compute_type(out.elem))}, args);
+    std::string label;
+    for (const auto& [index, o] : ops_) label += (label.empty() ? "" : " + ") + o;
+    cx_.out.calls.back().op = label;
+  }
+
+ private:
+  // The operand passing `o.tensor`, added once.
+  int add_operand(const ElementwiseOperand& o) {
+    for (std::size_t k = 0; k < args_.size(); ++k)
+      if (args_[k].tensor == o.tensor) return static_cast<int>(k);
+    operands_.push_back(o);
+    args_.push_back(Arg::of_tensor(o.tensor));
+    return static_cast<int>(operands_.size() - 1);
+  }
+
+  // The value reading operand `k`, one per operand.
+  int load(int k) {
+    if (auto it = loaded_.find(k); it != loaded_.end()) return it->second;
+    return loaded_[k] = push(ExprValue::load(k, operands_.at(static_cast<std::size_t>(k)).type));
+  }
+
+  // An inlined node's values, appended with their operands and earlier values renumbered; an
+  // operand this expression reads already is the value that reads it.
+  int splice(const PendingExpression& p) {
+    std::vector<int> operand_of;
+    for (const auto& o : p.operands) operand_of.push_back(add_operand(o));
+    std::vector<int> value_of;
+    for (ExprValue v : p.values) {
+      if (v.kind == ExprValue::Kind::Operand) {
+        value_of.push_back(load(operand_of.at(static_cast<std::size_t>(v.operand))));
+        continue;
+      }
+      for (int& a : v.args) a = value_of.at(static_cast<std::size_t>(a));
+      value_of.push_back(push(v));
+    }
+    ops_.insert(p.ops.begin(), p.ops.end());
+    return value_of.back();
+  }
+
+ private:
+  int push(const ExprValue& v) {
+    values_.push_back(v);
+    return static_cast<int>(values_.size() - 1);
+  }
+
+  LowerContext& cx_;
+  std::vector<ElementwiseOperand> operands_;
+  std::vector<Arg> args_;
+  std::vector<ExprValue> values_;
+  std::map<std::string, int> read_;  // tensor -> the value reading it
+  std::map<int, int> loaded_;        // operand -> the value reading it
+  std::map<std::size_t, std::string> ops_;  // the operators computed, by node index
+};
 
 }  // namespace
 
+bool is_elementwise_kernel(const Node& n, const stage0::Stage0Result& analysed) {
+  if (!n.domain.empty() || n.outputs.size() != 1 || n.outputs[0].empty()) return false;
+  const std::string& op = n.op_type;
+  if (op == "Cast") {
+    // A Cast between types held alike moves nothing: it stays an `identity`.
+    const auto* from = n.inputs.empty() ? nullptr : analysed.find(n.inputs[0]);
+    const auto* to = analysed.find(n.outputs[0]);
+    return from && to && (cpp_compute_type(from->elem) != cpp_compute_type(to->elem) || is_narrow_integer(to->elem));
+  }
+  return unary_ops().count(op) || binary_ops().count(op) || op == "LeakyRelu" || op == "Elu" || op == "HardSigmoid" ||
+         op == "Clip" || op == "Where";
+}
+
 bool lower_elementwise(LowerContext& cx, const Node& n) {
   const std::string& op = n.op_type;
-  TensorInfo out = cx.info(n.outputs.at(0));
+  if (!n.domain.empty()) return false;
+  const TensorInfo out = cx.info(n.outputs.at(0));
+  const bool wraps = is_narrow_integer(out.elem) && can_leave_range(op);
+  Expression e(cx);
 
-  auto unary = [&](const std::string& expr_op, double p, double q) {
-    cx.call("unary", {}, {Arg::of_code("ExprOp::" + expr_op), Arg::of_tensor(cx.in(0)), Arg::of_code(num(p)),
-                          Arg::of_code(num(q))});
+  auto unary = [&](const std::string& name, double p = 0, double q = 0) {
+    const int x = e.operand(cx.in(0), out.axes);
+    const int r = e.op(name, {x}, e.type_of(x), p, q);
+    if (wraps) e.wrapped(r, out.elem);
+    e.finish(out);
+    return true;
   };
 
-  const bool wraps = is_narrow_integer(out.elem) && n.domain.empty() && can_leave_range(op);
-  if (auto it = unary_ops().find(op); it != unary_ops().end() && n.domain.empty()) {
-    if (wraps) {
-      std::vector<Arg::Step> steps = {{"Operand", 0, 0, 0, 0}, {it->second, 0, 0, 0, 0}, wrap_step(out.elem, 1)};
-      cx.call("elementwise", {TypeArg::of_axes(out.axes)}, {Arg::of_expr(steps), Arg::of_tensor(cx.in(0))});
-      return true;
-    }
-    unary(it->second, 0, 0);
-    return true;
-  }
-  if (op == "LeakyRelu") return unary("LeakyRelu", cx.attr_float("alpha", 0.01f), 0), true;
-  if (op == "Elu") return unary("Elu", cx.attr_float("alpha", 1.0f), 0), true;
-  if (op == "HardSigmoid") return unary("HardSigmoid", cx.attr_float("alpha", 0.2f), cx.attr_float("beta", 0.5f)), true;
-  if (op == "Clip" && ((cx.has(1) && !axes::is_folded_scalar_operand(n, 1, cx.st)) ||
-                        (cx.has(2) && !axes::is_folded_scalar_operand(n, 2, cx.st)))) {
-    // A bound the run supplies (a 0-d tensor): max(x, min), then min(., max), as one expression;
-    // a bound the build knows stays a constant step.
-    std::vector<Arg::Step> steps = {{"Operand", 0, 0, 0, 0}};
-    std::vector<Arg> args = {Arg::of_expr({}), Arg::of_tensor(cx.in(0))};
+  if (unary_ops().count(op)) return unary(op);
+  if (op == "LeakyRelu") return unary("LeakyRelu", cx.attr_float("alpha", 0.01f));
+  if (op == "Elu") return unary("Elu", cx.attr_float("alpha", 1.0f));
+  if (op == "HardSigmoid") return unary("HardSigmoid", cx.attr_float("alpha", 0.2f), cx.attr_float("beta", 0.5f));
+  if (op == "Clip") {
+    // A bound the build knows is a constant of the kernel; one the run supplies (a 0-d tensor) an
+    // operand: max(x, min), then min(., max).
+    int r = e.operand(cx.in(0), out.axes);
+    const ElementType t = e.type_of(r);
     for (std::size_t i = 1; i < 3; ++i) {
       if (!cx.has(i)) continue;
       const char* what = i == 1 ? "the minimum" : "the maximum";
-      int32_t acc = static_cast<int32_t>(steps.size() - 1);
+      int bound;
       if (axes::is_folded_scalar_operand(n, i, cx.st)) {
         auto v = cx.folded_floats(i);
-        if (!v || v->size() != 1) cx.error(std::string(what) + " '" + cx.in(i) + "' must be one number");
-        steps.push_back({"Constant", 0, 0, (*v)[0], 0});
+        if (!v || v->size() != 1) cx.error(std::string(what) + " '" + cx.in(i) + "' must be one number known at build time");
+        bound = e.constant(i, t);
       } else {
         if (!cx.info(cx.in(i)).axes.empty()) cx.error(std::string(what) + " '" + cx.in(i) + "' must be a 0-d tensor");
-        steps.push_back({"Operand", static_cast<int32_t>(args.size() - 1), 0, 0, 0});
-        args.push_back(Arg::of_tensor(cx.in(i)));
+        bound = e.operand(cx.in(i), out.axes);
       }
-      steps.push_back({i == 1 ? "Max" : "Min", acc, static_cast<int32_t>(steps.size() - 1), 0, 0});
+      r = e.op(i == 1 ? "Max" : "Min", {r, bound}, t);
     }
-    args[0] = Arg::of_expr(steps);
-    cx.call("elementwise", {TypeArg::of_axes(out.axes)}, args);
+    e.finish(out);
     return true;
-  }
-  if (op == "Clip") {
-    double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
-    if (cx.has(1)) {
-      auto v = cx.folded_floats(1);
-      if (!v || v->size() != 1) cx.error("the minimum '" + cx.in(1) + "' must be one number known at build time");
-      lo = (*v)[0];
-    }
-    if (cx.has(2)) {
-      auto v = cx.folded_floats(2);
-      if (!v || v->size() != 1) cx.error("the maximum '" + cx.in(2) + "' must be one number known at build time");
-      hi = (*v)[0];
-    }
-    return unary("Clip", lo, hi), true;
   }
   if (op == "Identity" || op == "Dropout") {
     cx.call("identity", {}, {Arg::of_tensor(cx.in(0))});
-    if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty())
-      cx.error("the Dropout mask output is not supported");
+    if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty()) cx.error("the Dropout mask output is not supported");
     return true;
   }
   if (op == "Cast") {
-    TensorInfo src = cx.info(cx.in(0));
-    std::string to = cx.compute_type(out.elem);
-    if (is_narrow_integer(out.elem) && cx.compute_type(src.elem) == to) {
-      // From a wider or differently signed integer: ONNX keeps the low bits.
-      std::vector<Arg::Step> steps = {{"Operand", 0, 0, 0, 0}, wrap_step(out.elem, 0)};
-      cx.call("elementwise", {TypeArg::of_axes(out.axes)}, {Arg::of_expr(steps), Arg::of_tensor(cx.in(0))});
-    } else if (cx.compute_type(src.elem) == to) {
+    const TensorInfo src = cx.info(cx.in(0));
+    const bool same = cx.compute_type(src.elem) == cx.compute_type(out.elem);
+    if (same && !is_narrow_integer(out.elem)) {
       cx.call("identity", {}, {Arg::of_tensor(cx.in(0))});
-    } else {
-      cx.call("cast", {TypeArg::of_code(to)}, {Arg::of_tensor(cx.in(0))});
+      return true;
     }
+    const int x = e.operand(cx.in(0), out.axes);
+    int r = same ? x : e.op("Cast", {x}, compute_of(cx, out.elem));
+    // To a narrow integer from a wider or differently signed one: ONNX keeps the low bits.
+    if (is_narrow_integer(out.elem)) r = e.wrapped(same ? e.op("Identity", {x}, ElementType::I64) : r, out.elem);
+    e.finish(out);
     return true;
   }
   if (op == "Where") {
-    cx.call("where", {TypeArg::of_axes(out.axes)},
-            {cx.broadcast_operand(cx.in(0), out.axes), cx.broadcast_operand(cx.in(1), out.axes),
-             cx.broadcast_operand(cx.in(2), out.axes)});
+    const int c = e.operand(cx.in(0), out.axes);
+    const int x = e.operand(cx.in(1), out.axes);
+    const int y = e.operand(cx.in(2), out.axes);
+    e.op("Where", {c, x, y}, e.type_of(x));
+    e.finish(out);
     return true;
   }
   auto bin = binary_ops().find(op);
-  if (bin == binary_ops().end() || !n.domain.empty()) return false;
+  if (bin == binary_ops().end()) return false;
 
-  // An expression over the operands: each tensor operand is an Operand step, a one-element float
-  // the build knows a Constant step; variadic Sum/Mean/Max/Min fold left.
-  std::vector<Arg::Step> steps;
-  std::vector<Arg> operands;
-  std::vector<int32_t> leaf;
-  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-    if (n.inputs[i].empty()) continue;
-    if (axes::is_folded_scalar_operand(n, i, cx.st)) {
-      auto v = cx.folded_floats(i);
-      steps.push_back({"Constant", 0, 0, (*v)[0], 0});
-    } else {
-      steps.push_back({"Operand", static_cast<int32_t>(operands.size()), 0, 0, 0});
-      operands.push_back(cx.broadcast_operand(n.inputs[i], out.axes));
+  // The operands: each tensor an operand, a one-element number the build knows a constant of the
+  // other operand's type; variadic Sum/Mean/Max/Min fold left.
+  std::vector<std::size_t> present;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i)
+    if (!n.inputs[i].empty()) present.push_back(i);
+  if (present.empty()) cx.error("no operands");
+  ElementType operand_type = ElementType::F32;
+  for (std::size_t i : present)
+    if (!axes::is_folded_scalar_operand(n, i, cx.st)) {
+      operand_type = compute_of(cx, cx.info(cx.in(i)).elem);
+      break;
     }
-    leaf.push_back(static_cast<int32_t>(steps.size() - 1));
-  }
-  if (leaf.empty()) cx.error("no operands");
-  int32_t acc = leaf[0];
+  std::vector<int> leaf;
+  for (std::size_t i : present) leaf.push_back(e.input(i, out.axes, operand_type));
   // Pow's exponent may be of another element type than its base (ONNX's T1). A float exponent of
   // an integer base computes in float, as ONNX's reference does, and truncates back; any other
   // exponent is cast to the base's type.
-  std::string result_local;
-  if (op == "Pow" && operands.size() == 2) {
-    ElementType base = cx.info(cx.in(0)).elem, exponent = cx.info(cx.in(1)).elem;
-    if (cx.compute_type(base) != cx.compute_type(exponent)) {
-      if (cx.compute_type(base) == "std::int64_t" && cx.compute_type(exponent) == "float") {
-        operands[0] = cast_operand(cx, operands[0], ElementType::F32);
-        result_local = out.name + "@float" + std::to_string(cx.fresh_counter++);
-        cx.synthetic[result_local] = TensorInfo{result_local, ElementType::F32, out.axes, out.dims};
-      } else {
-        operands[1] = cast_operand(cx, operands[1], base);
-      }
+  ElementType compute = e.type_of(leaf[0]);
+  if (op == "Pow" && leaf.size() == 2 && e.type_of(leaf[0]) != e.type_of(leaf[1])) {
+    if (e.type_of(leaf[0]) == ElementType::I64 && e.type_of(leaf[1]) == ElementType::F32) {
+      leaf[0] = e.op("Cast", {leaf[0]}, ElementType::F32);
+      compute = ElementType::F32;
+    } else {
+      leaf[1] = e.op("Cast", {leaf[1]}, e.type_of(leaf[0]));
     }
   }
   const bool fmod = op == "Mod" && cx.attr_int("fmod", 0) != 0;
-  for (std::size_t k = 1; k < leaf.size(); ++k) {
-    steps.push_back({fmod ? "Fmod" : bin->second, acc, leaf[k], 0, 0});
-    acc = static_cast<int32_t>(steps.size() - 1);
-  }
-  if (op == "Mean" && leaf.size() > 1) {
-    steps.push_back({"Constant", 0, 0, 1.0 / static_cast<double>(leaf.size()), 0});
-    steps.push_back({"Mul", acc, static_cast<int32_t>(steps.size() - 1), 0, 0});
-  }
-  if (leaf.size() == 1) steps.push_back({"Identity", acc, 0, 0, 0});
-  if (wraps && result_local.empty()) steps.push_back(wrap_step(out.elem, static_cast<int32_t>(steps.size() - 1)));
-  if (operands.empty()) cx.error("every operand is a constant; the build should have folded it");
-  std::vector<Arg> args = {Arg::of_expr(steps)};
-  args.insert(args.end(), operands.begin(), operands.end());
-  if (!result_local.empty()) {
-    cx.call("elementwise", {TypeArg::of_axes(out.axes)}, args, {result_local});
-    if (!wraps) {
-      cx.call("cast", {TypeArg::of_code(cx.compute_type(out.elem))}, {Arg::of_tensor(result_local)});
-      return true;
-    }
-    // A narrow integer result: truncated to int64, then wrapped into its range.
-    Arg truncated = cast_operand(cx, Arg::of_tensor(result_local), ElementType::I64);
-    cx.call("elementwise", {TypeArg::of_axes(out.axes)},
-            {Arg::of_expr({{"Operand", 0, 0, 0, 0}, wrap_step(out.elem, 0)}), truncated});
-    return true;
-  }
-  cx.call(is_bool_result(op) ? "compare" : "elementwise", {TypeArg::of_axes(out.axes)}, args);
+  const std::string name = fmod ? "Fmod" : bin->second;
+  const ElementType value_type = is_bool_result(op) ? ElementType::Bool : compute;
+  int acc = leaf[0];
+  for (std::size_t k = 1; k < leaf.size(); ++k) acc = e.op(name, {acc, leaf[k]}, value_type);
+  if (op == "Mean" && leaf.size() > 1) acc = e.op("Mul", {acc, e.number(1.0 / static_cast<double>(leaf.size()), compute)}, compute);
+  if (leaf.size() == 1) acc = e.op("Identity", {acc}, value_type);
+  if (value_type == ElementType::F32 && compute_of(cx, out.elem) == ElementType::I64) acc = e.op("Cast", {acc}, ElementType::I64);
+  if (wraps) acc = e.wrapped(acc, out.elem);
+  e.finish(out);
   return true;
 }
 

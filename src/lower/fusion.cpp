@@ -1,6 +1,6 @@
-// The fusion plan for the contractions (see fusion.hpp): which constant weight each Conv, MatMul and
-// Gemm reads packed, and which Add of a channel bias and which Relu after it its kernel computes in
-// the store of its product.
+// The fusion plan (see fusion.hpp): which constant weight each Conv, MatMul and Gemm reads packed,
+// which Add of a channel bias and which Relu after it its kernel computes in the store of its
+// product, which elementwise nodes their reader's kernel computes, and each node's decision.
 #include "lower/fusion.hpp"
 
 #include <optional>
@@ -17,8 +17,8 @@ bool is_regrouping(const Node& n) {
 
 class Planner {
  public:
-  Planner(const Model& model, const stage0::Stage0Result& st, const axes::AxisNaming& naming)
-      : model_(model), st_(st), naming_(naming) {
+  Planner(const Model& model, const stage0::Stage0Result& st, const axes::AxisNaming& naming, const FusionOptions& options)
+      : model_(model), st_(st), naming_(naming), fuse_(options.fuse) {
     for (const auto& ns : st.nodes) {
       if (ns.folded) continue;
       for (const auto& i : model.graph.nodes.at(ns.index).inputs)
@@ -46,6 +46,8 @@ class Planner {
       for (auto a : f->absorbed) plan.absorbed.insert(a);
       plan.heads.emplace(ns.index, std::move(*f));
     }
+    if (fuse_) inline_elementwise(plan);
+    decide(plan);
     return plan;
   }
 
@@ -53,6 +55,7 @@ class Planner {
   const Model& model_;
   const stage0::Stage0Result& st_;
   const axes::AxisNaming& naming_;
+  const bool fuse_;
   std::map<std::string, std::vector<std::size_t>> readers_;  // tensor -> nodes reading it, once per read
   std::set<std::string> outputs_;
 
@@ -170,6 +173,8 @@ class Planner {
     }
     if (f.packed) f.absorbed = regroupings;
     bool own_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
+    f.result = n.outputs.at(0);
+    if (!fuse_) return f;
     if (f.packed && absorb_normalization(f, n)) {
       // The bias the normalisation leaves is the call's bias; a Relu may follow.
       absorb_epilogue(f, f.result, 1, false);
@@ -267,7 +272,8 @@ class Planner {
     want.push_back((*b)[1]);
     if (a->back() != (*b)[0] || *y != want) return std::nullopt;
     f.absorbed = regroupings;
-    absorb_epilogue(f, n.outputs.at(0), y->size() - 1, true);
+    f.result = n.outputs.at(0);
+    if (fuse_) absorb_epilogue(f, n.outputs.at(0), y->size() - 1, true);
     return f;
   }
 
@@ -293,12 +299,139 @@ class Planner {
     }
     if (f.packed) f.absorbed = regroupings;
     bool has_c = n.inputs.size() > 2 && !n.inputs[2].empty();
-    absorb_epilogue(f, n.outputs.at(0), 1, !has_c);
+    f.result = n.outputs.at(0);
+    if (fuse_) absorb_epilogue(f, n.outputs.at(0), 1, !has_c);
     return f;
+  }
+
+  // The one node reading `t` (perhaps more than once), when the graph does not return it and no
+  // other node or branch reads it.
+  std::optional<std::size_t> only_reader(const std::string& t) const {
+    if (outputs_.count(t)) return std::nullopt;
+    auto it = readers_.find(t);
+    if (it == readers_.end() || it->second.empty()) return std::nullopt;
+    for (auto r : it->second)
+      if (r != it->second[0]) return std::nullopt;
+    return it->second[0];
+  }
+
+  bool computes_own_kernel(const FusionPlan& plan, std::size_t index) const {
+    return !plan.absorbed.count(index) && !plan.heads.count(index);
+  }
+
+  bool elementwise(std::size_t index) const { return is_elementwise_kernel(model_.graph.nodes.at(index), st_); }
+
+  // Whether `t`'s value, an elementwise node's result, is one its reader `r` can compute in its own
+  // loop: the reader is an elementwise kernel whose result has the same axes and extents.
+  bool same_elements(const std::string& t, std::size_t r) const {
+    const Node& reader = model_.graph.nodes.at(r);
+    const auto* ta = axes_of(t);
+    const auto* ra = axes_of(reader.outputs.at(0));
+    const auto* tv = value(t);
+    const auto* rv = value(reader.outputs.at(0));
+    if (!ta || !ra || !tv || !rv || *ta != *ra || tv->dims.size() != rv->dims.size()) return false;
+    for (std::size_t k = 0; k < tv->dims.size(); ++k)
+      if (!(tv->dims[k] == rv->dims[k])) return false;
+    return true;
+  }
+
+  void inline_elementwise(FusionPlan& plan) const {
+    for (const auto& ns : st_.nodes) {
+      if (ns.folded || !computes_own_kernel(plan, ns.index) || !elementwise(ns.index)) continue;
+      const std::string& t = model_.graph.nodes.at(ns.index).outputs[0];
+      auto r = only_reader(t);
+      if (!r || !computes_own_kernel(plan, *r) || !elementwise(*r) || !same_elements(t, *r)) continue;
+      plan.inlined.insert(ns.index);
+    }
+  }
+
+  // Why the value a call of its own defines is materialised.
+  FusionReason materialised(const FusionPlan& plan, std::size_t index, const std::string& result) const {
+    if (!fuse_) return FusionReason::Disabled;
+    const Node& n = model_.graph.nodes.at(index);
+    for (const auto& o : n.outputs)
+      if (outputs_.count(o)) return FusionReason::GraphOutput;
+    if (outputs_.count(result)) return FusionReason::GraphOutput;
+    auto it = readers_.find(result);
+    if (it == readers_.end() || it->second.empty()) return FusionReason::NoReader;
+    auto r = only_reader(result);
+    if (!r) return FusionReason::SeveralReaders;
+    if (plan.heads.count(index)) return FusionReason::ReaderNotFusable;  // the epilogue took what it could
+    if (!elementwise(index)) return FusionReason::NotElementwise;
+    if (!elementwise(*r) || !computes_own_kernel(plan, *r)) return FusionReason::ReaderNotFusable;
+    return FusionReason::ReaderBroadcasts;
+  }
+
+  void decide(FusionPlan& plan) const {
+    std::map<std::size_t, std::size_t> into;  // absorbed node -> its head
+    for (const auto& [head, f] : plan.heads)
+      for (auto a : f.absorbed) into[a] = head;
+    // A node stage 0 did not keep computes nothing the graph returns.
+    for (std::size_t i = 0; i < model_.graph.nodes.size(); ++i) plan.decisions[i] = {FusionReason::NoReader, std::nullopt};
+    for (const auto& ns : st_.nodes) {
+      NodeDecision& d = plan.decisions[ns.index];
+      if (ns.folded) {
+        d.reason = FusionReason::Folded;
+        continue;
+      }
+      const Node& n = model_.graph.nodes.at(ns.index);
+      if (auto a = into.find(ns.index); a != into.end()) {
+        // The regroupings of a packed weight happen at load; the rest is the head's epilogue.
+        d.reason = is_regrouping(n) ? FusionReason::PreparedAtLoad : FusionReason::Fused;
+        d.into = a->second;
+        continue;
+      }
+      if (plan.inlined.count(ns.index)) {
+        d.reason = FusionReason::Fused;
+        d.into = *only_reader(n.outputs[0]);
+        continue;
+      }
+      auto h = plan.heads.find(ns.index);
+      d.reason = materialised(plan, ns.index, h != plan.heads.end() ? h->second.result : n.outputs.empty() ? "" : n.outputs[0]);
+    }
+    // A chain's inner nodes name the node whose call computes them, not the next in the chain.
+    for (auto& [i, d] : plan.decisions)
+      while (d.reason == FusionReason::Fused && d.into && plan.inlined.count(*d.into)) d.into = plan.decisions.at(*d.into).into;
   }
 };
 
 }  // namespace
+
+const char* fusion_reason_name(FusionReason r) {
+  switch (r) {
+    case FusionReason::Fused: return "fused";
+    case FusionReason::Folded: return "folded";
+    case FusionReason::PreparedAtLoad: return "prepared-at-load";
+    case FusionReason::GraphOutput: return "graph-output";
+    case FusionReason::SeveralReaders: return "several-readers";
+    case FusionReason::NoReader: return "no-reader";
+    case FusionReason::ReaderNotFusable: return "reader-not-fusable";
+    case FusionReason::ReaderBroadcasts: return "reader-broadcasts";
+    case FusionReason::NotElementwise: return "not-elementwise";
+    case FusionReason::Disabled: return "disabled";
+  }
+  return "";
+}
+
+const char* fusion_reason_meaning(FusionReason r) {
+  switch (r) {
+    case FusionReason::Fused: return "computed inside the call of the node named by `into`";
+    case FusionReason::Folded: return "computed by the build (stage 0); no kernel runs";
+    case FusionReason::PreparedAtLoad: return "a regrouping of a constant weight, done once when the weights load";
+    case FusionReason::GraphOutput: return "the graph returns the value, so it is materialised";
+    case FusionReason::SeveralReaders: return "more than one node (or an If's branch) reads the value";
+    case FusionReason::NoReader: return "no node reads the value";
+    case FusionReason::ReaderNotFusable:
+      return "the node reading the value has no kernel that computes it in its own loop (it is not elementwise, or "
+             "is elementwise work a contraction's store does not do: it adds a constant channel bias and applies "
+             "Relu only)";
+    case FusionReason::ReaderBroadcasts:
+      return "the node reading the value broadcasts it to more elements, so computing it there would repeat it";
+    case FusionReason::NotElementwise: return "the node is not elementwise, and no rule computes it with its reader";
+    case FusionReason::Disabled: return "fusion is off (--no-fuse)";
+  }
+  return "";
+}
 
 std::string ProductFusion::label() const {
   std::string s = head_op;
@@ -309,8 +442,9 @@ std::string ProductFusion::label() const {
   return s;
 }
 
-FusionPlan plan_fusion(const Model& model, const stage0::Stage0Result& analysed, const axes::AxisNaming& naming) {
-  return Planner(model, analysed, naming).run();
+FusionPlan plan_fusion(const Model& model, const stage0::Stage0Result& analysed, const axes::AxisNaming& naming,
+                       const FusionOptions& options) {
+  return Planner(model, analysed, naming, options).run();
 }
 
 }  // namespace loam::lower

@@ -13,10 +13,17 @@
 //   it is in cache — each only when the value before it has no other reader and is not a graph
 //   output, so no value the graph can observe goes missing.
 //
-// Everything else keeps the node-by-node lowering.
+// And for the elementwise operators: a node whose value only one elementwise node reads, under the
+// same axes, is computed inside that node's kernel (an elementwise chain: one loop nest, no value in
+// between written to memory). A value the graph returns, several nodes read, a branch reads, or a
+// reader broadcasts to more elements is materialised.
+//
+// Every node gets a decision with the reason its value is materialised, from FusionReason's closed
+// list; `--no-fuse` keeps only the weight preparation (packing at load) and fuses nothing.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -25,6 +32,7 @@
 
 #include "axes/naming.hpp"
 #include "graph/graph.hpp"
+#include "lower/decision.hpp"
 #include "lower/module.hpp"
 #include "stage0/stage0.hpp"
 
@@ -55,8 +63,16 @@ struct ProductFusion {
 struct FusionPlan {
   std::map<std::size_t, ProductFusion> heads;  // by head node index
   std::set<std::size_t> absorbed;              // node indices no call of their own computes
+  // Elementwise nodes their one reader's kernel computes (lower/elementwise.cpp inlines them).
+  std::set<std::size_t> inlined;
+  std::map<std::size_t, NodeDecision> decisions;  // every top-level node, by index
 };
 
-FusionPlan plan_fusion(const Model& model, const stage0::Stage0Result& analysed, const axes::AxisNaming& naming);
+FusionPlan plan_fusion(const Model& model, const stage0::Stage0Result& analysed, const axes::AxisNaming& naming,
+                       const FusionOptions& options = {});
+
+// Whether lower_elementwise computes the node with a Loom kernel (not a call that moves nothing,
+// such as Identity).
+bool is_elementwise_kernel(const Node& n, const stage0::Stage0Result& analysed);
 
 }  // namespace loam::lower

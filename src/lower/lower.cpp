@@ -142,6 +142,7 @@ void LowerContext::call(std::string kernel, std::vector<TypeArg> targs, std::vec
   c.template_args = std::move(targs);
   c.args = std::move(args);
   c.results = results.empty() ? std::vector<std::string>{node->outputs.at(0)} : std::move(results);
+  c.graph_node = graph_node;
   for (const auto& r : c.results) {
     auto it = synthetic.find(r);
     c.result_types.push_back(it != synthetic.end() ? it->second : info(r));
@@ -158,6 +159,7 @@ Arg LowerContext::lifted(const std::string& tensor, const std::vector<AxisName>&
   c.node = node->label();
   c.op = node->op_type;
   c.kernel = "lift";
+  c.graph_node = graph_node;
   c.template_args = {TypeArg::of_axes(to)};
   c.args = {Arg::of_tensor(tensor)};
   c.results = {local};
@@ -302,6 +304,8 @@ void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::Nod
     cx.node = &n;
     auto head = plan ? plan->heads.find(ns.index) : std::map<std::size_t, ProductFusion>::const_iterator{};
     cx.fusion = plan && head != plan->heads.end() ? &head->second : nullptr;
+    cx.inline_into_reader = plan && plan->inlined.count(ns.index);
+    cx.graph_node = plan ? std::optional<std::size_t>(ns.index) : std::nullopt;
     for (auto i : axes::data_operands(n)) {
       if (cx.fusion && cx.fusion->packed && cx.fusion->packed->input == i) provide_tensor(cx, cx.fusion->packed->weight, defined);
       else if (!axes::is_folded_scalar_operand(n, i, cx.st)) provide_tensor(cx, n.inputs[i], defined);
@@ -330,17 +334,20 @@ void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::Nod
   }
   cx.node = nullptr;
   cx.fusion = nullptr;
+  cx.inline_into_reader = false;
+  cx.graph_node.reset();
 }
 
 LoweredModule lower_module(const Model& model, const stage0::Stage0Result& st,
-                           const axes::AxisNaming& naming, const std::string& origin) {
+                           const axes::AxisNaming& naming, const std::string& origin, const FusionOptions& fusion) {
   LoweredModule m;
   m.axes = naming.axes;
   m.fixed_extent = naming.fixed_extent;
   m.owed = st.owed;
   m.bindings = st.bindings;
   LowerContext cx(model, st, naming, origin, m);
-  const FusionPlan plan = plan_fusion(model, st, naming);
+  const FusionPlan plan = plan_fusion(model, st, naming, fusion);
+  m.decisions = plan.decisions;
 
   std::set<std::string> defined;  // tensors forward holds so far
   for (const auto& name : st.inputs) {

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "axes/naming.hpp"
+#include "lower/decision.hpp"
+#include "loom/ir.hpp"
 #include "graph/graph.hpp"
 #include "stage0/stage0.hpp"
 
@@ -76,6 +78,7 @@ struct KernelCall {
   std::vector<std::string> results;  // graph tensor names the call defines
   std::vector<TensorInfo> result_types;  // one per result
   std::shared_ptr<const BranchCall> branch;  // an If (kernel "if"): its condition and its two blocks
+  std::optional<std::size_t> graph_node;     // the top-level node it computes (index into the graph's nodes)
 };
 
 // A tensor the build knows that a kernel reads or the graph returns: spelled in the module.
@@ -140,6 +143,17 @@ struct LoweredModule {
   std::map<std::string, int64_t> fixed_extent;  // EXTENT of an axis every value fixes
   std::vector<stage0::OwedCondition> owed;
   std::vector<stage0::SymbolBinding> bindings;
+  // The Loom kernels the calls of kernel "loom" run (elementwise groups), one kernel.def each, and
+  // what a call passes each: its extents, its operands.
+  std::shared_ptr<loom::Module> kernels;
+  struct LoomKernel {
+    std::string symbol;
+    std::size_t extents = 0;
+    std::size_t operands = 0;
+  };
+  std::vector<LoomKernel> loom_kernels;
+  // What fusion decided for each node of the top-level graph, by index.
+  std::map<std::size_t, NodeDecision> decisions;
 };
 
 // The C++ type a module stores an element type in ("float", "std::int64_t", "Half", "std::int8_t",
@@ -153,6 +167,9 @@ std::string cpp_compute_type(ElementType t);
 // Lowers every kernel node. Throws loam::Error naming the file and node for an operator (or a form
 // of one) no kernel computes.
 LoweredModule lower_module(const Model& model, const stage0::Stage0Result& analysed,
-                           const axes::AxisNaming& naming, const std::string& origin);
+                           const axes::AxisNaming& naming, const std::string& origin, const FusionOptions& fusion = {});
+// For every node of the top-level graph: the kernel its call runs, the nodes that call also
+// computes, or why it has no call of its own (`loam build --report`); JSON with `json`.
+std::string fusion_report(const Model& model, const LoweredModule& m, bool json);
 
 }  // namespace loam::lower

@@ -32,16 +32,6 @@ std::string arg_text(const Arg& a) {
       for (std::size_t i = 0; i < a.extents.size(); ++i) s += (i ? ", " : "") + a.extents[i].to_string();
       return s + "}";
     }
-    case Arg::Kind::Expr: {
-      std::string s = "expr{";
-      for (std::size_t i = 0; i < a.expr.size(); ++i) {
-        const auto& st = a.expr[i];
-        s += (i ? "; " : "") + std::to_string(i) + ": " + st.op + "(" + std::to_string(st.a) + ", " + std::to_string(st.b);
-        if (st.p != 0 || st.q != 0) s += ", " + std::to_string(st.p) + ", " + std::to_string(st.q);
-        s += ")";
-      }
-      return s + "}";
-    }
   }
   return "?";
 }
@@ -63,6 +53,7 @@ void print_call(std::string& out, const KernelCall& c, int depth) {
   line += "(";
   for (std::size_t i = 0; i < c.args.size(); ++i) line += (i ? ", " : "") + arg_text(c.args[i]);
   line += ")  // " + c.node;
+  if (c.op.find(" + ") != std::string::npos) line += " (" + c.op + ")";
   out += line + "\n";
   if (c.branch) {
     out += pad + "  if " + c.branch->condition + " then:\n";

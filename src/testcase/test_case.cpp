@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "axes/naming.hpp"
 #include "driver/pipeline.hpp"
 #include "graph/graph.hpp"
@@ -182,7 +184,13 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
         stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, "model.onnx"));
         options.layout = axes::propose_layout(model, st, "model.onnx");
       }
-      c.module = driver::build_module(model, options, {}, "model.onnx", name);
+      std::string report;
+      c.module = driver::build_module(model, options, {}, "model.onnx", name, o.fuse, {&report, true});
+      // The fusion report accounts for every node of the graph, once.
+      const auto decisions = nlohmann::json::parse(report).at("decisions");
+      if (decisions.size() != model.graph.nodes.size())
+        fail("model.onnx: the fusion report has " + std::to_string(decisions.size()) + " decisions for " +
+             std::to_string(model.graph.nodes.size()) + " nodes");
       std::ofstream h(work / (name + ".hpp"), std::ios::binary | std::ios::trunc);
       h << c.module.text;
       if (!h) fail(work.string() + ": cannot write the module");

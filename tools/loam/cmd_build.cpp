@@ -1,7 +1,9 @@
 // loam build GRAPH [--checkpoint FILE]... [--options F] -o NAME.hpp [--name NAME] [--emit=STAGE]
+//            [--no-fuse] [--report FILE [--json]]
 // Writes one self-contained C++ header for the model; a refusal prints the error naming the file,
-// node, tensor and axis, and exits 1 without writing. --emit=graph|stage0|axes|lowered|cpp prints
-// the program after that stage instead (to -o, or standard output).
+// node, tensor and axis, and exits 1 without writing. --emit=graph|stage0|axes|lowered|loom|cpp
+// prints the program after that stage instead (to -o, or standard output). --report writes what
+// fusion decided for every node (`-`: standard output).
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -19,7 +21,19 @@ struct BuildArgs {
   std::string output;
   std::string name;
   std::string emit;
+  bool no_fuse = false;
+  std::string report;
+  bool json = false;
 };
+
+void write_file(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::fputs(text.c_str(), stdout);
+    return;
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!(out << text)) loam::fail(path + ": cannot write");
+}
 
 const loam::cli::SubcommandRegistration build_registration([](CLI::App& app) -> loam::cli::Run {
   auto args = std::make_shared<BuildArgs>();
@@ -29,7 +43,10 @@ const loam::cli::SubcommandRegistration build_registration([](CLI::App& app) -> 
   sub->add_option("--options", args->options, "options JSON (layout, dims, outputs, ...)");
   sub->add_option("-o,--output", args->output, "the header to write (with --emit, standard output if left out)");
   sub->add_option("--name", args->name, "the module's namespace (default: from the output file name)");
-  sub->add_option("--emit", args->emit, "print the program after a stage instead: graph, stage0, axes, lowered or cpp");
+  sub->add_option("--emit", args->emit, "print the program after a stage instead: graph, stage0, axes, lowered, loom or cpp");
+  sub->add_flag("--no-fuse", args->no_fuse, "one kernel per node (weights are still packed at load)");
+  sub->add_option("--report", args->report, "write what fusion decided for every node to FILE ('-': standard output)");
+  sub->add_flag("--json", args->json, "the report as JSON")->needs(sub->get_option("--report"));
   return [args]() -> int {
     loam::driver::BuildRequest r;
     r.graph = args->graph;
@@ -37,18 +54,22 @@ const loam::cli::SubcommandRegistration build_registration([](CLI::App& app) -> 
     if (!args->options.empty()) r.options_file = args->options;
     const std::filesystem::path named = args->output.empty() ? std::filesystem::path(args->graph) : std::filesystem::path(args->output);
     r.name = args->name.empty() ? loam::driver::module_name_from_path(named) : args->name;
+    r.fuse = !args->no_fuse;
     if (!args->emit.empty()) {
+      if (!args->report.empty()) loam::fail("--report writes the report of a build; leave out --emit");
       const std::string text = loam::driver::emit_stage(r, loam::driver::stage_from_name(args->emit));
       if (args->output.empty()) {
         std::fputs(text.c_str(), stdout);
         return 0;
       }
-      std::ofstream out(args->output, std::ios::binary | std::ios::trunc);
-      if (!(out << text)) loam::fail(args->output + ": cannot write");
+      write_file(args->output, text);
       return 0;
     }
     if (args->output.empty()) loam::fail("loam build needs -o FILE (or --emit=STAGE to print a stage)");
-    loam::emit::WrittenModule m = loam::driver::build_module(r);
+    std::string report;
+    loam::driver::ReportRequest rr;
+    if (!args->report.empty()) rr = {&report, args->json};
+    loam::emit::WrittenModule m = loam::driver::build_module(r, rr);
     // Written beside the target and renamed, so a failed build never leaves half a header.
     std::string tmp = args->output + ".tmp";
     {
@@ -60,6 +81,7 @@ const loam::cli::SubcommandRegistration build_registration([](CLI::App& app) -> 
     std::error_code ec;
     std::filesystem::rename(tmp, args->output, ec);
     if (ec) loam::fail(args->output + ": cannot write: " + ec.message());
+    if (!args->report.empty()) write_file(args->report, report);
     return 0;
   };
 });

@@ -1,4 +1,4 @@
-// loam test-case DIR... [--options F] [--keep DIR] [--no-opaque] [--suite [--batch N] [--jobs N] [--cases FILE]] [--cxx-flags F]
+// loam test-case DIR... [--options F] [--keep DIR] [--no-opaque] [--no-fuse] [--suite [--batch N] [--jobs N] [--cases FILE]] [--cxx-flags F]
 // Builds the model of each ONNX backend-test directory, compiles one harness with $CXX (default
 // g++), runs every test_data_set_* on Cpu and OpaqueBackend and compares; prints `N passed, N failed`
 // (data sets) and exits 0 only if all pass. Several directories share one harness compile.
@@ -18,6 +18,7 @@ struct TestCaseArgs {
   std::string options;
   std::string keep;
   bool no_opaque = false;
+  bool no_fuse = false;
   bool suite = false;
   std::size_t batch = 24;
   std::string cases;
@@ -32,6 +33,7 @@ const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app)
   sub->add_option("--options", args->options, "options JSON (default: a layout inferred from each model)");
   sub->add_option("--keep", args->keep, "keep the generated modules, harness and outputs in this directory");
   sub->add_flag("--no-opaque", args->no_opaque, "run on Cpu only, not also through OpaqueBackend");
+  sub->add_flag("--no-fuse", args->no_fuse, "build one kernel per node (loam build --no-fuse)");
   sub->add_flag("--suite", args->suite,
                 "each DIR is a suite of case directories: run those whose operators are in scope and "
                 "report passed / attempted / out of scope");
@@ -48,6 +50,7 @@ const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app)
     if (!args->keep.empty()) o.work_dir = args->keep;
     if (const char* cxx = std::getenv("CXX"); cxx && *cxx) o.cxx = cxx;
     o.opaque = !args->no_opaque;
+    o.fuse = !args->no_fuse;
     if (!args->cxx_flags.empty()) o.cxx_flags = args->cxx_flags;
     std::vector<std::filesystem::path> dirs(args->dirs.begin(), args->dirs.end());
     if (!args->cases.empty() && !args->suite) {

@@ -207,3 +207,74 @@ conv_bn = helper.make_graph(
     + [init("w5", rand(3, 3, 3, 3))] + bn_params(3, "n5"),
 )
 write_case("conv_bn", conv_bn, [rand(2, 3, 9, 8), rand(2)])
+
+
+# Elementwise chains, each one generated kernel: GELU as exporters write it (with Erf, and the
+# tanh form with Pow), SiLU (x read by two nodes of the chain), a comparison whose bool goes through
+# Casts into a Where, an int64 chain, a Clip whose bound the run supplies; beside them the forms
+# that materialise a value between: a sum the graph also returns, a sum its reader broadcasts to
+# more elements, a value two nodes read. The batch is symbolic, so the kernels take it at run time.
+def const(name, value, dtype=np.float32):
+    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(value, dtype=dtype), name + "_v"))
+
+
+elementwise = helper.make_graph(
+    [
+        const("sqrt2", 1.4142135), const("one", 1.0), const("half", 0.5), const("three", 3.0),
+        const("k0", 0.044715), const("k1", 0.7978846), const("seven", 7, np.int64),
+        # GELU, erf form
+        helper.make_node("Div", ["x", "sqrt2"], ["ge_d"]),
+        helper.make_node("Erf", ["ge_d"], ["ge_e"]),
+        helper.make_node("Add", ["ge_e", "one"], ["ge_p"]),
+        helper.make_node("Mul", ["x", "ge_p"], ["ge_m"]),
+        helper.make_node("Mul", ["ge_m", "half"], ["gelu"]),
+        # GELU, tanh form (gelu_new)
+        helper.make_node("Pow", ["x", "three"], ["gt_c"]),
+        helper.make_node("Mul", ["gt_c", "k0"], ["gt_a"]),
+        helper.make_node("Add", ["x", "gt_a"], ["gt_s"]),
+        helper.make_node("Mul", ["gt_s", "k1"], ["gt_i"]),
+        helper.make_node("Tanh", ["gt_i"], ["gt_t"]),
+        helper.make_node("Add", ["gt_t", "one"], ["gt_p"]),
+        helper.make_node("Mul", ["half", "x"], ["gt_h"]),
+        helper.make_node("Mul", ["gt_h", "gt_p"], ["gelu_new"]),
+        # SiLU
+        helper.make_node("Sigmoid", ["x"], ["si_s"]),
+        helper.make_node("Mul", ["x", "si_s"], ["silu"]),
+        # a comparison through Casts into a Where
+        helper.make_node("Less", ["x", "z"], ["wh_l"]),
+        helper.make_node("Cast", ["wh_l"], ["wh_i"], to=TensorProto.INT64),
+        helper.make_node("Cast", ["wh_i"], ["wh_b"], to=TensorProto.BOOL),
+        helper.make_node("Where", ["wh_b", "x", "z"], ["picked"]),
+        # int64
+        helper.make_node("Mul", ["p", "q"], ["in_m"]),
+        helper.make_node("Mod", ["in_m", "seven"], ["in_r"]),
+        helper.make_node("Sub", ["in_r", "q"], ["ints"]),
+        # a Clip whose maximum the run supplies
+        helper.make_node("Abs", ["z"], ["cl_a"]),
+        helper.make_node("Clip", ["cl_a", "", "bound"], ["clipped"]),
+        # a sum the graph returns and a Relu of it
+        helper.make_node("Add", ["x", "z"], ["sum"]),
+        helper.make_node("Relu", ["sum"], ["sum_relu"]),
+        # a sum the reader broadcasts, then a chain after the broadcast
+        helper.make_node("Add", ["u", "v"], ["uv"]),
+        helper.make_node("Mul", ["x", "uv"], ["bm"]),
+        helper.make_node("Tanh", ["bm"], ["broadcast"]),
+        # a value two nodes read
+        helper.make_node("Exp", ["z"], ["tw_e"]),
+        helper.make_node("Neg", ["tw_e"], ["twice_a"]),
+        helper.make_node("Log", ["tw_e"], ["twice_b"]),
+    ],
+    "elementwise",
+    [vi("x", ["N", 37]), vi("z", ["N", 37]), vi("u", [37]), vi("v", [37]), vi("bound", []),
+     helper.make_tensor_value_info("p", TensorProto.INT64, ["N", 37]),
+     helper.make_tensor_value_info("q", TensorProto.INT64, ["N", 37])],
+    [vi("gelu", ["N", 37]), vi("gelu_new", ["N", 37]), vi("silu", ["N", 37]), vi("picked", ["N", 37]),
+     helper.make_tensor_value_info("ints", TensorProto.INT64, ["N", 37]), vi("clipped", ["N", 37]),
+     vi("sum", ["N", 37]), vi("sum_relu", ["N", 37]), vi("broadcast", ["N", 37]), vi("twice_a", ["N", 37]),
+     vi("twice_b", ["N", 37])],
+    [],
+)
+write_case("elementwise", elementwise,
+           [rng.uniform(-4.0, 4.0, size=(3, 37)).astype(np.float32), rand(3, 37), rand(37), rand(37),
+            np.array(0.5, dtype=np.float32), rng.integers(-1000, 1000, size=(3, 37)),
+            rng.integers(1, 50, size=(3, 37))])

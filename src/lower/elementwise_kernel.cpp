@@ -1,0 +1,450 @@
+#include "lower/elementwise_kernel.hpp"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "loom/builder.hpp"
+#include "support/error.hpp"
+
+namespace loam::lower {
+
+using loom::Builder;
+using loom::Op;
+using loom::Scalar;
+using loom::Type;
+using loom::TypeKind;
+using loom::Value;
+using stage0::Extent;
+
+loom::Scalar loom_scalar(ElementType t) {
+  switch (t) {
+    case ElementType::F32: return Scalar::F32;
+    case ElementType::I64: return Scalar::I64;
+    case ElementType::Bool: return Scalar::I1;
+    default: fail(std::string("an elementwise kernel computes in f32, i64 or bool, not ") + element_type_name(t));
+  }
+}
+
+namespace {
+
+constexpr int kLanes = 16;
+constexpr std::int64_t kIndexMax = std::numeric_limits<std::int64_t>::max();
+
+int element_bytes(ElementType t) { return t == ElementType::Bool ? 1 : t == ElementType::F32 ? 4 : 8; }
+
+bool is_constant_one(const Extent& e) {
+  auto c = e.constant();
+  return c && *c == 1;
+}
+
+// The result's axes merged where every operand steps through them alike.
+struct Group {
+  std::vector<std::size_t> dims;  // result axes, in order
+  std::vector<bool> present;      // per operand: it spans these axes (else it broadcasts along them)
+};
+
+std::vector<Group> merge_axes(const ElementwiseKernel& k) {
+  const std::size_t rank = k.out_dims.size();
+  std::vector<Group> groups;
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (is_constant_one(k.out_dims[d])) continue;  // one element: no operand steps along it
+    std::vector<bool> present;
+    for (const auto& o : k.operands) {
+      const std::size_t r = o.dims.size();
+      // An extent of 1 broadcasts; any other is the result's (stage 0 proved it, or owes it).
+      const bool has = d + r >= rank && !is_constant_one(o.dims[d + r - rank]);
+      present.push_back(has);
+    }
+    if (!groups.empty() && groups.back().present == present) groups.back().dims.push_back(d);
+    else groups.push_back({{d}, present});
+  }
+  if (groups.empty()) groups.push_back({{}, std::vector<bool>(k.operands.size(), true)});
+  return groups;
+}
+
+// Builds an expression's values in one form: scalars (lanes 0) or vectors of kLanes.
+class ExprEmitter {
+ public:
+  ExprEmitter(Builder& b, int lanes) : b_(b), lanes_(lanes) {}
+
+  Type type(ElementType t) const {
+    const Scalar s = loom_scalar(t);
+    return lanes_ ? Type::shaped(TypeKind::Vector, {loom::Extent::of(lanes_)}, s) : Type::scalar(s);
+  }
+
+  std::string prefix() const { return lanes_ ? "vector." : "scalar."; }
+
+  Value* splat(Value* scalar, ElementType t) {
+    if (!lanes_) return scalar;
+    return b_.value("vector.splat", {scalar}, "k", type(t));
+  }
+
+  Value* f32(double v) {
+    return splat(b_.constant(Scalar::F32, std::bit_cast<std::uint32_t>(static_cast<float>(v)), "k"), ElementType::F32);
+  }
+  Value* i64(std::int64_t v) { return splat(b_.constant(Scalar::I64, static_cast<std::uint64_t>(v), "k"), ElementType::I64); }
+  Value* boolean(bool v) { return splat(b_.constant(Scalar::I1, v ? 1 : 0, "k"), ElementType::Bool); }
+
+  Value* op(const std::string& suffix, std::vector<Value*> args, ElementType t, const std::string& hint = "t") {
+    return b_.value(prefix() + suffix, std::move(args), hint, type(t));
+  }
+  Value* cmpf(int predicate, Value* a, Value* b) {
+    return b_.value(prefix() + "cmpf", {a, b}, "cmp", Type{}, [predicate](Op& o) { o.attr("predicate").i = predicate; });
+  }
+  Value* cmpi(int predicate, Value* a, Value* b) {
+    return b_.value(prefix() + "cmpi", {a, b}, "cmp", Type{}, [predicate](Op& o) { o.attr("predicate").i = predicate; });
+  }
+  Value* select(Value* c, Value* a, Value* b, ElementType t) { return op("select", {c, a, b}, t, "s"); }
+
+  // Loom's predicates, by position in their lists.
+  static constexpr int OEQ = 0, OLT = 2, OLE = 3, OGT = 4, OGE = 5, UNE = 8;
+  static constexpr int EQ = 0, NE = 1, SLT = 2, SLE = 3, SGT = 4, SGE = 5;
+
+  // `x != 0` as an i1, for the logical operators' operands.
+  Value* truth(Value* x, ElementType t) {
+    if (t == ElementType::Bool) return x;
+    if (t == ElementType::F32) return cmpf(UNE, x, f32(0));
+    return cmpi(NE, x, i64(0));
+  }
+
+  Value* cast(Value* x, ElementType from, ElementType to) {
+    if (from == to) return x;
+    if (to == ElementType::Bool) return truth(x, from);
+    if (from == ElementType::Bool) return op(to == ElementType::F32 ? "uitofp" : "extui", {x}, to, "cast");
+    if (to == ElementType::F32) return op("sitofp", {x}, to, "cast");
+    // f32 to i64: toward zero; NaN and values past int64 give INT64_MIN, as x86's conversion does.
+    Value* in_range = b_.value(prefix() + "andi",
+                               {cmpf(OGE, x, f32(-9223372036854775808.0)), cmpf(OLT, x, f32(9223372036854775808.0))}, "cmp",
+                               type(ElementType::Bool));
+    return select(in_range, op("fptosi", {x}, to, "cast"), i64(std::numeric_limits<std::int64_t>::min()), to);
+  }
+
+  Value* emit(const ExprValue& v, const std::vector<Value*>& a, const std::vector<ElementType>& t) {
+    const std::string& o = v.op;
+    const ElementType rt = v.type;
+    if (o == "Cast") return cast(a[0], t[0], rt);
+    if (o == "Where") return select(a[0], a[1], a[2], rt);
+    if (o == "Identity") return a[0];
+    if (o == "And" || o == "Or" || o == "Xor") {
+      static const std::map<std::string, std::string> ops = {{"And", "andi"}, {"Or", "ori"}, {"Xor", "xori"}};
+      return op(ops.at(o), {truth(a[0], t[0]), truth(a[1], t[1])}, ElementType::Bool);
+    }
+    if (o == "Not") {
+      if (t[0] == ElementType::Bool) return op("xori", {a[0], boolean(true)}, ElementType::Bool);
+      if (t[0] == ElementType::F32) return select(cmpf(OEQ, a[0], f32(0)), f32(1), f32(0), rt);
+      return select(cmpi(EQ, a[0], i64(0)), i64(1), i64(0), rt);
+    }
+    const ElementType et = t.empty() ? rt : t[0];
+    if (o == "Equal" || o == "Less" || o == "LessOrEqual" || o == "Greater" || o == "GreaterOrEqual") {
+      static const std::map<std::string, std::pair<int, int>> preds = {
+          {"Equal", {OEQ, EQ}}, {"Less", {OLT, SLT}}, {"LessOrEqual", {OLE, SLE}}, {"Greater", {OGT, SGT}}, {"GreaterOrEqual", {OGE, SGE}}};
+      const auto [pf, pi] = preds.at(o);
+      return et == ElementType::F32 ? cmpf(pf, a[0], a[1]) : cmpi(pi, a[0], a[1]);
+    }
+    if (et == ElementType::F32) return emit_float(v, a);
+    if (et == ElementType::I64) return emit_int(v, a);
+    fail("the elementwise operator " + o + " is not defined on bool");
+  }
+
+ private:
+  Value* emit_float(const ExprValue& v, const std::vector<Value*>& a) {
+    const std::string& o = v.op;
+    constexpr ElementType F = ElementType::F32;
+    static const std::map<std::string, std::string> direct = {
+        {"Neg", "negf"}, {"Abs", "absf"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"},   {"Log", "log"},
+        {"Sqrt", "sqrt"}, {"Erf", "erf"},  {"Floor", "floor"},     {"Ceil", "ceil"}, {"Round", "roundeven"},
+        {"Sin", "sin"},  {"Cos", "cos"},   {"Add", "addf"},        {"Sub", "subf"}, {"Mul", "mulf"},   {"Div", "divf"},
+        {"Pow", "powf"}, {"Max", "maxf"},  {"Min", "minf"},        {"Mod", "remf"}, {"Fmod", "remf"}};
+    if (auto it = direct.find(o); it != direct.end()) return op(it->second, a, F);
+    Value* x = a[0];
+    if (o == "Relu") return op("maxf", {x, f32(0)}, F);
+    if (o == "Reciprocal") return op("divf", {f32(1), x}, F);
+    if (o == "Sign") return select(cmpf(OGT, x, f32(0)), f32(1), select(cmpf(OLT, x, f32(0)), f32(-1), x, F), F);
+    if (o == "Softplus") return select(cmpf(OGT, x, f32(20)), x, op("log1p", {op("exp", {x}, F)}, F), F);
+    if (o == "LeakyRelu") return select(cmpf(OGE, x, f32(0)), x, op("mulf", {f32(v.p), x}, F), F);
+    if (o == "Elu") return select(cmpf(OGE, x, f32(0)), x, op("mulf", {f32(v.p), op("subf", {op("exp", {x}, F), f32(1)}, F)}, F), F);
+    if (o == "HardSigmoid")
+      return op("maxf", {f32(0), op("minf", {f32(1), op("addf", {op("mulf", {f32(v.p), x}, F), f32(v.q)}, F)}, F)}, F);
+    if (o == "Clip") {
+      Value* r = x;
+      if (!std::isinf(v.p) || v.p > 0) r = op("maxf", {r, f32(v.p)}, F);
+      if (!std::isinf(v.q) || v.q < 0) r = op("minf", {r, f32(v.q)}, F);
+      return r;
+    }
+    if (o == "PRelu") return select(cmpf(OLT, x, f32(0)), op("mulf", {x, a[1]}, F), x, F);
+    fail("no float form of the elementwise operator " + o);
+  }
+
+  Value* emit_int(const ExprValue& v, const std::vector<Value*>& a) {
+    const std::string& o = v.op;
+    constexpr ElementType I = ElementType::I64;
+    Value* x = a[0];
+    static const std::map<std::string, std::string> direct = {
+        {"Add", "addi"}, {"Sub", "subi"}, {"Mul", "muli"}, {"Max", "maxsi"}, {"Min", "minsi"}};
+    if (auto it = direct.find(o); it != direct.end()) return op(it->second, a, I);
+    if (o == "Neg") return op("subi", {i64(0), x}, I);
+    if (o == "Abs") return select(cmpi(SLT, x, i64(0)), op("subi", {i64(0), x}, I), x, I);
+    if (o == "Relu") return op("maxsi", {x, i64(0)}, I);
+    if (o == "Sign") return select(cmpi(SGT, x, i64(0)), i64(1), select(cmpi(SLT, x, i64(0)), i64(-1), i64(0), I), I);
+    if (o == "Clip") {
+      auto saturate = [](double d, std::int64_t if_nan) -> std::int64_t {
+        if (d != d) return if_nan;
+        if (d <= -9223372036854775808.0) return std::numeric_limits<std::int64_t>::min();
+        if (d >= 9223372036854775808.0) return std::numeric_limits<std::int64_t>::max();
+        return static_cast<std::int64_t>(d);
+      };
+      Value* r = op("maxsi", {x, i64(saturate(v.p, std::numeric_limits<std::int64_t>::min()))}, I);
+      return op("minsi", {r, i64(saturate(v.q, std::numeric_limits<std::int64_t>::max()))}, I);
+    }
+    if (o == "Wrap") {
+      const int bits = static_cast<int>(v.p);
+      const Scalar narrow = bits == 8 ? Scalar::I8 : bits == 16 ? Scalar::I16 : Scalar::I32;
+      const Type nt = lanes_ ? Type::shaped(TypeKind::Vector, {loom::Extent::of(lanes_)}, narrow) : Type::scalar(narrow);
+      Value* low = b_.value(prefix() + "trunci", {x}, "low", nt);
+      return op(v.q != 0 ? "extsi" : "extui", {low}, I, "wrapped");
+    }
+    Value* y = a.size() > 1 ? a[1] : nullptr;
+    if (o == "Div") {
+      // INT64_MIN / -1 wraps to INT64_MIN, as int64 arithmetic does; a zero divisor stops the run.
+      Value* overflow = b_.value(prefix() + "andi", {cmpi(EQ, x, i64(std::numeric_limits<std::int64_t>::min())), cmpi(EQ, y, i64(-1))},
+                                 "cmp", type(ElementType::Bool));
+      return op("divsi", {x, select(overflow, i64(1), y, I)}, I);
+    }
+    if (o == "Fmod") return op("remsi", {x, y}, I);
+    if (o == "Mod") {
+      // The divisor's sign, as Python's % does: a remainder of the other sign moves by the divisor.
+      Value* r = op("remsi", {x, y}, I);
+      Value* other_sign = b_.value(prefix() + "xori", {cmpi(SLT, r, i64(0)), cmpi(SLT, y, i64(0))}, "cmp", type(ElementType::Bool));
+      Value* moves = b_.value(prefix() + "andi", {cmpi(NE, r, i64(0)), other_sign}, "cmp", type(ElementType::Bool));
+      return select(moves, op("addi", {r, y}, I), r, I);
+    }
+    if (o == "Pow") return int_pow(x, y);
+    fail("no integer form of the elementwise operator " + o);
+  }
+
+  // x^y by squaring over y's 64 bits (wrapping); a negative y gives 1 for x = 1, +-1 for x = -1,
+  // else 0, as integer division of 1 by x^-y would.
+  Value* int_pow(Value* x, Value* y) {
+    constexpr ElementType I = ElementType::I64;
+    Value* zero = b_.index(0, "zero");
+    Value* bits = b_.index(64, "bits");
+    Value* one_step = b_.index(1, "step");
+    Op& loop = b_.op("scf.for", {zero, bits, one_step, i64(1), x, y},
+                     {{"result", type(I)}, {"base", type(I)}, {"exponent", type(I)}});
+    loom::Block* outer = b_.insertion();
+    loom::Block& body = b_.region(loop, {{"bit", Type::index()}, {"acc", type(I)}, {"b", type(I)}, {"e", type(I)}});
+    Value* acc = body.args[1].get();
+    Value* base = body.args[2].get();
+    Value* e = body.args[3].get();
+    Value* odd = cmpi(NE, op("andi", {e, i64(1)}, I), i64(0));
+    Value* next_acc = select(odd, op("muli", {acc, base}, I), acc, I);
+    Value* next_base = op("muli", {base, base}, I);
+    Value* next_e = op("shrui", {e, i64(1)}, I);
+    b_.op("scf.yield", {next_acc, next_base, next_e});
+    b_.set_insertion(*outer);
+    Value* positive = loop.result(0);
+    Value* negative = select(cmpi(EQ, x, i64(1)), i64(1),
+                             select(cmpi(EQ, x, i64(-1)),
+                                    select(cmpi(NE, op("andi", {y, i64(1)}, I), i64(0)), i64(-1), i64(1), I), i64(0), I),
+                             I);
+    return select(cmpi(SLT, y, i64(0)), negative, positive, I);
+  }
+
+  Builder& b_;
+  int lanes_;
+};
+
+// What a kernel's launch region holds for its body: the views, the row's outer indices.
+struct Row {
+  Value* out_view = nullptr;
+  std::vector<Value*> views;         // per operand
+  std::vector<Value*> outer;         // the row's index along each merged axis but the last
+  Value* last = nullptr;             // the last merged axis's extent
+};
+
+// The operand values at column `c` of the row, then the expression, then the store.
+void emit_body(Builder& b, const ElementwiseKernel& k, const std::vector<Group>& groups, const Row& row, Value* c, int lanes) {
+  ExprEmitter e(b, lanes);
+  std::vector<Value*> at = row.outer;
+  at.push_back(c);
+  std::vector<Value*> values;
+  std::vector<ElementType> types;
+  for (const auto& v : k.values) {
+    Value* r = nullptr;
+    if (v.kind == ExprValue::Kind::Operand) {
+      const auto& operand = k.operands[static_cast<std::size_t>(v.operand)];
+      std::vector<Value*> operands{row.views[static_cast<std::size_t>(v.operand)]};
+      operands.insert(operands.end(), at.begin(), at.end());
+      const Scalar s = loom_scalar(operand.type);
+      if (lanes && groups.back().present[static_cast<std::size_t>(v.operand)]) {
+        r = b.value("vector.load", operands, "x", Type::shaped(TypeKind::Vector, {loom::Extent::of(lanes)}, s));
+      } else {
+        r = e.splat(b.value("view.load", operands, "x", Type::scalar(s)), operand.type);
+      }
+    } else if (v.kind == ExprValue::Kind::Constant) {
+      r = v.type == ElementType::F32 ? e.f32(v.number) : v.type == ElementType::I64 ? e.i64(v.integer) : e.boolean(v.integer != 0);
+    } else {
+      std::vector<Value*> args;
+      std::vector<ElementType> arg_types;
+      for (int i : v.args) {
+        args.push_back(values.at(static_cast<std::size_t>(i)));
+        arg_types.push_back(types.at(static_cast<std::size_t>(i)));
+      }
+      r = e.emit(v, args, arg_types);
+    }
+    values.push_back(r);
+    types.push_back(v.type);
+  }
+  std::vector<Value*> store{values.back(), row.out_view};
+  store.insert(store.end(), at.begin(), at.end());
+  b.op(lanes ? "vector.store" : "view.store", store);
+}
+
+}  // namespace
+
+std::vector<Extent> build_elementwise_kernel(loom::Module& module, const ElementwiseKernel& k) {
+  if (k.values.empty() || k.values.back().type != k.out_type)
+    fail("elementwise kernel " + k.symbol + ": the expression's result is not of the result's type");
+  const std::vector<Group> groups = merge_axes(k);
+  std::vector<Extent> passed;
+  std::vector<int> param_of(k.out_dims.size(), -1);
+  for (std::size_t d = 0; d < k.out_dims.size(); ++d) {
+    if (k.out_dims[d].constant()) continue;
+    for (std::size_t p = 0; p < passed.size(); ++p)
+      if (passed[p] == k.out_dims[d]) param_of[d] = static_cast<int>(p);
+    if (param_of[d] < 0) {
+      param_of[d] = static_cast<int>(passed.size());
+      passed.push_back(k.out_dims[d]);
+    }
+  }
+  std::vector<std::pair<std::string, Type>> extent_params;
+  for (std::size_t p = 0; p < passed.size(); ++p) extent_params.emplace_back("d" + std::to_string(p), Type::index());
+
+  Builder b(module);
+  // The extents of the merged axes, from the result's: constants or the kernel's parameters.
+  auto merged_extents = [&](const std::vector<Value*>& params, bool promise, std::size_t count) {
+    std::vector<Value*> dim(k.out_dims.size(), nullptr);
+    std::vector<Value*> assumed(params.size(), nullptr);
+    for (std::size_t p = 0; p < params.size(); ++p)
+      assumed[p] = promise ? b.value("index.assume", {params[p]}, "n", Type::index(),
+                                     [](Op& o) { o.attr("facts").facts = {loom::Fact{loom::Fact::Kind::Range, 0, kIndexMax, 1}}; })
+                           : params[p];
+    for (std::size_t d = 0; d < k.out_dims.size(); ++d)
+      if (auto c = k.out_dims[d].constant()) dim[d] = nullptr;
+      else dim[d] = assumed[static_cast<std::size_t>(param_of[d])];
+    std::vector<Value*> out;
+    for (std::size_t j = 0; j < count; ++j) {
+      const Group& g = groups[j];
+      std::int64_t constant = 1;
+      Value* product = nullptr;
+      for (std::size_t d : g.dims) {
+        if (auto c = k.out_dims[d].constant()) constant *= *c;
+        else product = product ? b.value("index.mul", {product, dim[d]}, "n", Type::index()) : dim[d];
+      }
+      Value* c = b.index(constant, "n");
+      out.push_back(product ? (constant == 1 ? product : b.value("index.mul", {product, c}, "n", Type::index())) : c);
+    }
+    return out;
+  };
+
+  Op& kernel = b.kernel(k.symbol, extent_params);
+  {
+    std::vector<Value*> params;
+    for (const auto& a : kernel.regions[0]->block.args) params.push_back(a.get());
+    // The launch runs one work item per row: the extents of every merged axis but the last.
+    const std::vector<Value*> extents = merged_extents(params, false, groups.size() - 1);
+    Value* one = b.index(1, "one");
+    Value* rows = extents.empty() ? one : extents[0];
+    for (std::size_t j = 1; j < extents.size(); ++j) rows = b.value("index.mul", {rows, extents[j]}, "rows", Type::index());
+    b.op("kernel.launch.config", {rows, one, one, one, one, one});
+  }
+
+  std::vector<std::pair<std::string, Type>> launch_params = extent_params;
+  launch_params.emplace_back("out", Type::buffer());
+  for (std::size_t i = 0; i < k.operands.size(); ++i) launch_params.emplace_back("in" + std::to_string(i), Type::buffer());
+  loom::Block& launch = b.launch(kernel, launch_params);
+  std::vector<Value*> params;
+  for (std::size_t p = 0; p < passed.size(); ++p) params.push_back(launch.args[p].get());
+  const std::vector<Value*> extents = merged_extents(params, true, groups.size());
+  const std::size_t m = extents.size();
+  // The merged extents the build knows (a stride along them is a constant of the view's type).
+  std::vector<std::optional<std::int64_t>> known(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    std::int64_t product = 1;
+    bool all = true;
+    for (std::size_t d : groups[j].dims) {
+      auto c = k.out_dims[d].constant();
+      if (c) product *= *c;
+      else all = false;
+    }
+    if (all) known[j] = product;
+  }
+
+  // Views: the result dense; each operand strided, stride 0 along the axes it broadcasts over.
+  Value* base = b.offset(0, "base");
+  std::vector<loom::Extent> view_dims;
+  for (std::size_t j = 0; j < m; ++j)
+    view_dims.push_back(known[j] ? loom::Extent::of(*known[j]) : loom::Extent::bound_to(extents[j]));
+  Row row;
+  row.out_view = b.value("buffer.view", {launch.args[passed.size()].get(), base}, "out_view",
+                         Type::shaped(TypeKind::View, view_dims, loom_scalar(k.out_type)));
+  std::vector<Value*> byte_extent(m, nullptr);
+  for (std::size_t i = 0; i < k.operands.size(); ++i) {
+    const auto& o = k.operands[i];
+    const int bytes = element_bytes(o.type);
+    loom::StridedLayout layout;
+    layout.strides.resize(m);
+    // The bytes one step of axis j moves: a number while the extents after j are known, then a value.
+    std::int64_t stride = bytes;
+    Value* running = nullptr;
+    bool dense = true;
+    for (std::size_t j = m; j-- > 0;) {
+      if (!groups[j].present[i]) {
+        layout.strides[j] = loom::Extent::of(0);
+        dense = false;
+        continue;
+      }
+      layout.strides[j] = running ? loom::Extent::bound_to(running) : loom::Extent::of(stride);
+      if (j == 0) break;
+      if (!running && known[j] && *known[j] <= kIndexMax / stride) {
+        stride *= *known[j];
+        continue;
+      }
+      if (!byte_extent[j]) byte_extent[j] = b.value("index.cast", {extents[j]}, "bytes", Type::offset());
+      Value* step = running ? running : b.offset(static_cast<std::uint64_t>(stride), "bytes");
+      running = b.value("index.mul", {step, byte_extent[j]}, "stride", Type::offset());
+    }
+    loom::Attachment attach;
+    if (!dense) attach.layout = layout;
+    row.views.push_back(b.value("buffer.view", {launch.args[passed.size() + 1 + i].get(), base}, "in_view",
+                                Type::shaped(TypeKind::View, view_dims, loom_scalar(o.type), attach)));
+  }
+
+  // This work item's row: its index along each merged axis but the last.
+  Value* r = m > 1 ? b.value("kernel.workgroup.id", {}, "row", Type::index(), [](Op& o) { o.attr("dim").i = 0; }) : nullptr;
+  row.outer.resize(m - 1);
+  for (std::size_t j = m - 1; j-- > 0;) {
+    row.outer[j] = j == 0 ? r : b.value("index.rem", {r, extents[j]}, "i", Type::index());
+    if (j > 0) r = b.value("index.div", {r, extents[j]}, "rest", Type::index());
+  }
+  row.last = extents[m - 1];
+
+  // Whole vectors along the row, then the elements left one at a time.
+  Value* zero = b.index(0, "zero");
+  Value* one = b.index(1, "one");
+  Value* lanes = b.index(kLanes, "lanes");
+  Value* vectors = b.value("index.div", {row.last, lanes}, "vectors", Type::index());
+  Value* vector_end = b.value("index.mul", {vectors, lanes}, "vector_end", Type::index());
+  for (const int width : {kLanes, 0}) {
+    Op& loop = b.op("scf.for", width ? std::vector<Value*>{zero, vector_end, lanes} : std::vector<Value*>{vector_end, row.last, one});
+    loom::Block& body = b.region(loop, {{"i", Type::index()}});
+    emit_body(b, k, groups, row, body.args[0].get(), width);
+    b.set_insertion(launch);
+  }
+  b.op("kernel.return", {});
+  return passed;
+}
+
+}  // namespace loam::lower

@@ -1,0 +1,95 @@
+// An elementwise computation as a Loom kernel: the expression (a DAG over operand tensors and
+// constants, in ONNX's terms: Add, Relu, Where, Cast, ...) over a result every operand broadcasts
+// to, written into the lowered module's Loom module as one kernel.def.
+//
+// The kernel runs one work item per row of the result: the result's axes are merged where every
+// operand steps through them alike (an operand spans an axis or broadcasts along it), the last
+// merged axis is the row, computed in vectors of 16 lanes with a scalar tail, and each operand is a
+// strided view whose broadcast axes have stride 0, so nothing is copied to broadcast. Extents the
+// build knows are constants of the kernel; the others are its parameters.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/graph.hpp"
+#include "loom/ir.hpp"
+#include "stage0/extent.hpp"
+
+namespace loam::lower {
+
+// One value of the expression. Types are the compute types the module holds tensors in: F32, I64
+// or Bool.
+struct ExprValue {
+  enum class Kind : std::uint8_t { Operand, Constant, Op };
+  Kind kind = Kind::Op;
+  ElementType type = ElementType::F32;
+  int operand = 0;       // Operand: which of the kernel's operands
+  double number = 0;     // Constant: a float's value
+  std::int64_t integer = 0;  // Constant: an integer's (or bool's) value
+  // Op: an ONNX elementwise operator ("Add", "Relu", "Where", ...), "Cast" (to `type`), or "Wrap"
+  // (an int64 taken into the range of a narrower integer: p bits, q = 1 if signed).
+  std::string op;
+  std::vector<int> args;  // earlier values
+  double p = 0, q = 0;    // the operator's attributes (LeakyRelu's alpha, Clip's bounds, ...)
+
+  static ExprValue load(int operand, ElementType type) {
+    ExprValue v;
+    v.kind = Kind::Operand;
+    v.type = type;
+    v.operand = operand;
+    return v;
+  }
+  static ExprValue constant(double number, ElementType type) {
+    ExprValue v;
+    v.kind = Kind::Constant;
+    v.type = type;
+    v.number = number;
+    v.integer = static_cast<std::int64_t>(number);
+    return v;
+  }
+  static ExprValue apply(std::string op, std::vector<int> args, ElementType type, double p = 0, double q = 0) {
+    ExprValue v;
+    v.type = type;
+    v.op = std::move(op);
+    v.args = std::move(args);
+    v.p = p;
+    v.q = q;
+    return v;
+  }
+};
+
+struct ElementwiseOperand {
+  std::string tensor;
+  ElementType type = ElementType::F32;
+  std::vector<stage0::Extent> dims;  // its own extents, aligned at the end of the result's
+};
+
+struct ElementwiseKernel {
+  std::string symbol;  // the kernel.def's name
+  ElementType out_type = ElementType::F32;
+  std::vector<stage0::Extent> out_dims;
+  std::vector<ElementwiseOperand> operands;
+  std::vector<ExprValue> values;  // in order; the last is the result
+};
+
+// An expression the lowering holds for a node the fusion plan inlines into its reader: the reader's
+// kernel reads these operands and computes these values (the last is the node's result) in its own
+// loop. `ops` names the nodes' operators by node index, for the comment above the call ("Add + Relu").
+struct PendingExpression {
+  std::vector<ElementwiseOperand> operands;
+  std::vector<ExprValue> values;
+  std::map<std::size_t, std::string> ops;
+};
+
+// Writes the kernel into `module` and gives the extents its call passes, in order: the result's
+// extents that are not constants (once each, by polynomial), as its configuration parameters and
+// again as its launch parameters, before the result's buffer and each operand's.
+std::vector<stage0::Extent> build_elementwise_kernel(loom::Module& module, const ElementwiseKernel& kernel);
+
+// The Loom scalar a compute type is held in (F32 f32, I64 i64, Bool i1).
+loom::Scalar loom_scalar(ElementType t);
+
+}  // namespace loam::lower

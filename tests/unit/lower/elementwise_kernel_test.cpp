@@ -1,0 +1,185 @@
+// The generated elementwise kernels run in Loom's reference interpreter, where ONNX's integer and
+// conversion rules are easy to get wrong: int64 Div truncates toward zero and Mod takes the
+// divisor's sign, Pow squares through 64 bits, sums wrap, a narrow integer keeps its low bits, a
+// float past int64 converts to INT64_MIN, Clip's bounds saturate; bools combine as bools; an
+// operand broadcasts with stride 0 and a symbolic extent arrives as the kernel's parameter. The
+// kernels pass Loom's verifier before they run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "loom/interpreter.hpp"
+#include "loom/verifier.hpp"
+#include "lower/elementwise_kernel.hpp"
+#include "support/error.hpp"
+
+namespace loam::lower {
+namespace {
+
+using stage0::Extent;
+
+template <class T>
+std::shared_ptr<loom::Storage> storage_of(const std::vector<T>& v) {
+  auto s = std::make_shared<loom::Storage>();
+  s->bytes.resize(v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(s->bytes.data(), v.data(), s->bytes.size());
+  return s;
+}
+
+// Builds `k`, verifies it, runs it over `operands` (the kernel's bytes, in order) with `symbols`
+// the values of the extents it is passed; gives the result's elements.
+template <class Out>
+std::vector<Out> run(ElementwiseKernel k, const std::vector<std::shared_ptr<loom::Storage>>& operands,
+                     std::int64_t count, const std::vector<std::int64_t>& symbols = {}) {
+  k.symbol = "k";
+  loom::Module m;
+  m.file = "test";
+  const std::vector<Extent> passed = build_elementwise_kernel(m, k);
+  loom::verify_module(m);
+  EXPECT_EQ(passed.size(), symbols.size());
+  std::vector<loom::RtValue> args;
+  for (int pass = 0; pass < 2; ++pass)  // configuration parameters, then launch parameters
+    for (auto s : symbols) args.push_back(loom::RtValue::scalar(static_cast<std::uint64_t>(s)));
+  auto out = std::make_shared<loom::Storage>();
+  out->bytes.resize(static_cast<std::size_t>(count) * sizeof(Out));
+  args.push_back(loom::RtValue::buffer(out));
+  for (const auto& o : operands) args.push_back(loom::RtValue::buffer(o));
+  loom::Interpreter(m).call("k", args);
+  std::vector<Out> r(static_cast<std::size_t>(count));
+  if (count) std::memcpy(r.data(), out->bytes.data(), out->bytes.size());
+  return r;
+}
+
+ElementwiseOperand operand(ElementType t, std::vector<Extent> dims) { return {"t", t, std::move(dims)}; }
+
+constexpr auto load = ExprValue::load;
+constexpr auto number = ExprValue::constant;
+ExprValue op(std::string name, std::vector<int> args, ElementType t, double p = 0, double q = 0) {
+  return ExprValue::apply(std::move(name), std::move(args), t, p, q);
+}
+
+constexpr ElementType F = ElementType::F32, I = ElementType::I64, B = ElementType::Bool;
+constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min(), kMax = std::numeric_limits<std::int64_t>::max();
+
+// An int64 binary operator over four pairs.
+std::vector<std::int64_t> int_binary(const std::string& name, std::vector<std::int64_t> a, std::vector<std::int64_t> b) {
+  ElementwiseKernel k;
+  k.out_type = I;
+  k.out_dims = {static_cast<std::int64_t>(a.size())};
+  k.operands = {operand(I, k.out_dims), operand(I, k.out_dims)};
+  k.values = {load(0, I), load(1, I), op(name, {0, 1}, I)};
+  return run<std::int64_t>(k, {storage_of(a), storage_of(b)}, static_cast<std::int64_t>(a.size()));
+}
+
+TEST(ElementwiseKernel, FloatExpressionBroadcastsABiasAlongTheBatch) {
+  // relu(x * 2 + b) - 1 over [2, 19], b [19]: a vector of 16 and a tail of 3 per row.
+  ElementwiseKernel k;
+  k.out_type = F;
+  k.out_dims = {2, 19};
+  k.operands = {operand(F, {2, 19}), operand(F, {19})};
+  k.values = {load(0, F), number(2, F), op("Mul", {0, 1}, F), load(1, F), op("Add", {2, 3}, F),
+              op("Relu", {4}, F), number(1, F), op("Sub", {5, 6}, F)};
+  std::vector<float> x(38), b(19);
+  for (int i = 0; i < 38; ++i) x[static_cast<std::size_t>(i)] = static_cast<float>(i % 7) - 3.0f;
+  for (int i = 0; i < 19; ++i) b[static_cast<std::size_t>(i)] = 0.5f * static_cast<float>(i % 3) - 0.5f;
+  const auto y = run<float>(k, {storage_of(x), storage_of(b)}, 38);
+  for (std::size_t i = 0; i < 38; ++i) EXPECT_EQ(y[i], std::max(x[i] * 2.0f + b[i % 19], 0.0f) - 1.0f) << i;
+}
+
+TEST(ElementwiseKernel, ASymbolicExtentIsTheKernelsParameter) {
+  // [Batch, 5] with Batch = 3 at run time, b [1, 5] broadcast along it.
+  ElementwiseKernel k;
+  k.out_type = F;
+  k.out_dims = {Extent::symbol(0), 5};
+  k.operands = {operand(F, k.out_dims), operand(F, {1, 5})};
+  k.values = {load(0, F), load(1, F), op("Max", {0, 1}, F)};
+  const std::vector<float> x = {1, -2, 3, -4, 5, 0, 0, 0, 0, 0, -9, 9, -9, 9, -9};
+  const std::vector<float> b = {0, 1, 2, 3, 4};
+  EXPECT_EQ(run<float>(k, {storage_of(x), storage_of(b)}, 15, {3}),
+            (std::vector<float>{1, 1, 3, 3, 5, 0, 1, 2, 3, 4, 0, 9, 2, 9, 4}));
+}
+
+TEST(ElementwiseKernel, IntegerDivisionFollowsOnnx) {
+  const std::vector<std::int64_t> a = {7, -7, 7, -7}, b = {2, 2, -2, -2};
+  EXPECT_EQ(int_binary("Div", a, b), (std::vector<std::int64_t>{3, -3, -3, 3}));  // toward zero
+  EXPECT_EQ(int_binary("Mod", a, b), (std::vector<std::int64_t>{1, 1, -1, -1}));  // the divisor's sign
+  EXPECT_EQ(int_binary("Fmod", a, b), (std::vector<std::int64_t>{1, -1, 1, -1}));  // the dividend's sign
+  EXPECT_EQ(int_binary("Pow", a, b), (std::vector<std::int64_t>{49, 49, 0, 0}));
+  EXPECT_EQ(int_binary("Pow", {1, -1, -1, 3}, {-3, -3, -4, 40}),
+            (std::vector<std::int64_t>{1, -1, 1, static_cast<std::int64_t>(12157665459056928801ull)}));  // 3^40 wraps
+  EXPECT_EQ(int_binary("Div", {kMin, 9, 0, -1}, {-1, 3, 5, 1}), (std::vector<std::int64_t>{kMin, 3, 0, -1}));
+  EXPECT_EQ(int_binary("Add", {kMax, kMin, 1, 2}, {1, -1, 2, 3}), (std::vector<std::int64_t>{kMin, kMax, 3, 5}));  // wraps
+  EXPECT_THROW(int_binary("Div", {1, 2, 3, 4}, {1, 0, 1, 1}), Error);  // a zero divisor stops the run
+}
+
+TEST(ElementwiseKernel, ANarrowIntegerKeepsItsLowBits) {
+  auto wrap = [](int bits, bool is_signed, std::vector<std::int64_t> x) {
+    ElementwiseKernel k;
+    k.out_type = I;
+    k.out_dims = {static_cast<std::int64_t>(x.size())};
+    k.operands = {operand(I, k.out_dims)};
+    k.values = {load(0, I), op("Wrap", {0}, I, bits, is_signed ? 1 : 0)};
+    return run<std::int64_t>(k, {storage_of(x)}, static_cast<std::int64_t>(x.size()));
+  };
+  EXPECT_EQ(wrap(8, true, {200, -129, 127, 256}), (std::vector<std::int64_t>{-56, 127, 127, 0}));
+  EXPECT_EQ(wrap(8, false, {-1, 256, 255, 300}), (std::vector<std::int64_t>{255, 0, 255, 44}));
+  EXPECT_EQ(wrap(16, true, {40000, -32769, 5, 65536}), (std::vector<std::int64_t>{-25536, 32767, 5, 0}));
+  EXPECT_EQ(wrap(32, false, {-1, 4294967296, 7, -4294967295}), (std::vector<std::int64_t>{4294967295, 0, 7, 1}));
+}
+
+TEST(ElementwiseKernel, FloatToInt64TruncatesAndSaturatesToTheMinimum) {
+  ElementwiseKernel k;
+  k.out_type = I;
+  k.out_dims = {6};
+  k.operands = {operand(F, {6})};
+  k.values = {load(0, F), op("Cast", {0}, I)};
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(run<std::int64_t>(k, {storage_of(std::vector<float>{-2.7f, 2.7f, nan, 3e19f, -3e19f, 0.5f})}, 6),
+            (std::vector<std::int64_t>{-2, 2, kMin, kMin, kMin, 0}));
+}
+
+TEST(ElementwiseKernel, IntegerClipBoundsSaturate) {
+  auto clip = [](double lo, double hi) {
+    ElementwiseKernel k;
+    k.out_type = I;
+    k.out_dims = {4};
+    k.operands = {operand(I, {4})};
+    k.values = {load(0, I), op("Clip", {0}, I, lo, hi)};
+    return run<std::int64_t>(k, {storage_of(std::vector<std::int64_t>{kMin, -5, 0, kMax})}, 4);
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(clip(-inf, inf), (std::vector<std::int64_t>{kMin, -5, 0, kMax}));
+  EXPECT_EQ(clip(-1.0, inf), (std::vector<std::int64_t>{-1, -1, 0, kMax}));
+  EXPECT_EQ(clip(-1e30, 3.5), (std::vector<std::int64_t>{kMin, -5, 0, 3}));
+}
+
+TEST(ElementwiseKernel, BoolsCombineAsBools) {
+  // Where(Xor(p, q) or Not(p), x, -x), with a comparison's bool: x < 0.
+  ElementwiseKernel k;
+  k.out_type = F;
+  k.out_dims = {4};
+  k.operands = {operand(B, {4}), operand(B, {4}), operand(F, {4})};
+  k.values = {load(0, B), load(1, B), op("Xor", {0, 1}, B), op("Not", {0}, B), op("Or", {2, 3}, B),
+              load(2, F), op("Neg", {5}, F), op("Where", {4, 5, 6}, F), number(0, F), op("Less", {7, 8}, B),
+              op("Cast", {9}, F)};
+  const std::vector<std::uint8_t> p = {1, 1, 0, 0}, q = {1, 0, 1, 0};
+  // p^q | !p = {0, 1, 1, 1}; picked = {-x0, x1, x2, x3} = {-1, -2, 3, -4}; < 0 = {1, 1, 0, 1}.
+  EXPECT_EQ(run<float>(k, {storage_of(p), storage_of(q), storage_of(std::vector<float>{1, -2, 3, -4})}, 4),
+            (std::vector<float>{1, 1, 0, 1}));
+}
+
+TEST(ElementwiseKernel, AnExpressionOfTheWrongResultTypeIsRefused) {
+  ElementwiseKernel k;
+  k.symbol = "k";
+  k.out_type = I;
+  k.out_dims = {4};
+  k.operands = {operand(F, {4})};
+  k.values = {load(0, F)};
+  loom::Module m;
+  EXPECT_THROW(build_elementwise_kernel(m, k), Error);
+}
+
+}  // namespace
+}  // namespace loam::lower
