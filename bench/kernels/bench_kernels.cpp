@@ -100,23 +100,6 @@ void BM_MaxPool(benchmark::State& state) {
 }
 BENCHMARK(BM_MaxPool)->Arg(1)->Arg(64);
 
-struct One {
-  static constexpr std::int64_t EXTENT = 1;
-};
-
-void BM_ElementwiseAddRelu(benchmark::State& state) {
-  const Cpu cpu;
-  auto x = random_tensor<Axes<N, C, H, W>>({state.range(0), 8, 28, 28}, 7);
-  auto b = random_tensor<Axes<C, One, One>>({8, 1, 1}, 8);
-  static constexpr ExprStep add_relu[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {ExprOp::Add, 0, 1}, {ExprOp::Relu, 2}};
-  for (auto _ : state) {
-    auto y = cpu.elementwise<Axes<N, C, H, W>>(add_relu, x, b);
-    benchmark::DoNotOptimize(y.data());
-  }
-  state.SetBytesProcessed(state.iterations() * x.count() * 8);
-}
-BENCHMARK(BM_ElementwiseAddRelu)->Arg(1)->Arg(64);
-
 // MNIST-12 as a module calls it: Conv+Add+Relu fused, MaxPool, Conv+Add+Relu, MaxPool, Reshape,
 // MatMul (weight packed) + Add.
 struct Flat {};
@@ -146,41 +129,6 @@ struct Mnist {
     return cpu.matmul_bias(flat, w3, b3);
   }
 };
-
-// The same graph lowered node by node: Conv, then Add of the [C, 1, 1] bias and Relu as one
-// elementwise expression, then MaxPool. Shows what fusing the bias and Relu into Conv saves.
-struct OneAxis {
-  static constexpr std::int64_t EXTENT = 1;
-};
-Tensor<float, Axes<N, Classes>> mnist_unfused(const Cpu& cpu, const Mnist& m, const Tensor<float, Axes<N, C, H, W>>& x) {
-  static constexpr ExprStep add_relu[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {ExprOp::Add, 0, 1}, {ExprOp::Relu, 2}};
-  WindowParams same;
-  same.auto_pad = AutoPad::SameUpper;
-  WindowParams pool2, pool3;
-  pool2.kernel_shape = {2, 2};
-  pool2.strides = {2, 2};
-  pool3.kernel_shape = {3, 3};
-  pool3.strides = {3, 3};
-  const auto b1 = m.b1.regrouped<Axes<Cout, OneAxis, OneAxis>>({8, 1, 1});
-  const auto b2 = m.b2.regrouped<Axes<Cout, OneAxis, OneAxis>>({16, 1, 1});
-  auto c1 = cpu.elementwise<Axes<N, Cout, H, W>>(add_relu, cpu.conv<Axes<N, Cout, H, W>>(x, m.w1, same), b1);
-  auto p1 = cpu.max_pool<Axes<N, Cout, H, W>>(c1, pool2);
-  auto c2 = cpu.elementwise<Axes<N, Cout, H, W>>(add_relu, cpu.conv<Axes<N, Cout, H, W>>(p1.regrouped<Axes<N, C, H, W>>(p1.extents()), m.w2, same), b2);
-  auto p2 = cpu.max_pool<Axes<N, Cout, H, W>>(c2, pool3);
-  static constexpr ExprStep add[] = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {ExprOp::Add, 0, 1}};
-  return cpu.elementwise<Axes<N, Classes>>(add, cpu.matmul(cpu.reshape<Axes<N, Flat>>(p2, {x.extents()[0], 256}), m.w3), m.b3);
-}
-
-void BM_MnistForwardUnfused(benchmark::State& state) {
-  const Cpu cpu;
-  const Mnist model;
-  auto x = random_tensor<Axes<N, C, H, W>>({state.range(0), 1, 28, 28}, 16);
-  for (auto _ : state) {
-    auto y = mnist_unfused(cpu, model, x);
-    benchmark::DoNotOptimize(y.data());
-  }
-}
-BENCHMARK(BM_MnistForwardUnfused)->Arg(1)->Arg(64)->Unit(benchmark::kMicrosecond);
 
 void BM_MnistForward(benchmark::State& state) {
   const Cpu cpu;

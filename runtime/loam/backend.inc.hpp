@@ -66,10 +66,6 @@ struct OpaqueBackend {
   // The condition's one element reaches the host as a download would.
   template <class L> bool read_condition(const Tensor<bool, L>& t) const { return cpu_.read_condition(open(t)); }
   template <class To, class... Ts> auto cast(const Ts&... a) const { return close(cpu_.template cast<To>(open(a)...)); }
-  template <class Out, class... Ts> auto elementwise(std::span<const ExprStep> e, const Ts&... a) const { return close(cpu_.template elementwise<Out>(e, open(a)...)); }
-  template <class Out, class... Ts> auto compare(std::span<const ExprStep> e, const Ts&... a) const { return close(cpu_.template compare<Out>(e, open(a)...)); }
-  template <class... Ts> auto unary(ExprOp op, const Ts&... a) const { return close(cpu_.unary(op, open(a)...)); }
-  template <class Out, class... Ts> auto where(const Ts&... a) const { return close(cpu_.template where<Out>(open(a)...)); }
   template <class Out, class O, class... Ts> auto loom(const Ts&... a) const { return close(cpu_.template loom<Out, O>(open(a)...)); }
   template <class... Ts> auto matmul(const Ts&... a) const { return close(cpu_.matmul(open(a)...)); }
   template <class Out, class... Ts> auto matmul_broadcast(const Ts&... a) const { return close(cpu_.template matmul_broadcast<Out>(open(a)...)); }

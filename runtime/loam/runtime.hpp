@@ -11,7 +11,6 @@ namespace loam_runtime {
 #include "errors.inc.hpp"
 #include "tensor.inc.hpp"
 #include "safetensors.inc.hpp"
-#include "expr.inc.hpp"
 #include "sgemm.inc.hpp"
 #include "cpu.inc.hpp"
 #include "backend.inc.hpp"

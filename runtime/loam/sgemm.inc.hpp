@@ -181,7 +181,7 @@ struct Sgemm {
     if (last) {
       if (ep.row_bias) v += ep.row_bias[i];
       if (ep.col_bias) v += ep.col_bias[j];
-      if (ep.relu) v = v > 0.0f ? v : (v == v ? 0.0f : v);  // Relu as ExprOp::Relu computes it: NaN stays NaN
+      if (ep.relu) v = v > 0.0f ? v : (v == v ? 0.0f : v);  // Relu as ONNX computes it: NaN stays NaN
     }
     out = v;
   }
@@ -260,7 +260,7 @@ struct Sgemm {
           if (t.last) {
             if (ep.row_bias) v = _mm256_add_ps(v, _mm256_set1_ps(ep.row_bias[t.i0 + r]));
             if (ep.col_bias) v = _mm256_add_ps(v, _mm256_loadu_ps(ep.col_bias + t.j0 + 8 * q));
-            // Relu keeping NaN (as ExprOp::Relu does): keep v where it is not <= 0, which NaN is not.
+            // Relu keeping NaN (as ONNX's Relu does): keep v where it is not <= 0, which NaN is not.
             if (ep.relu) v = _mm256_and_ps(v, _mm256_cmp_ps(v, zero, _CMP_NLE_UQ));
           }
           _mm256_storeu_ps(c + 8 * q, v);

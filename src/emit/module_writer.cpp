@@ -131,7 +131,7 @@ class Writer {
   // The C++ expression of an extent, defining derived symbols' locals ahead of the statement.
   std::string extent_code(const Extent& e);
   std::string symbol_code(stage0::SymbolId s);
-  std::string arg_code(const Arg& a, std::string& pre);
+  std::string arg_code(const Arg& a);
 
   void write_axes();
   // The Loom kernels the module runs, emitted by Loom's C++ emitter, and one adapter each that
@@ -206,7 +206,7 @@ std::string Writer::extent_code(const Extent& e) {
   return "(" + s + ")";
 }
 
-std::string Writer::arg_code(const Arg& a, std::string& pre) {
+std::string Writer::arg_code(const Arg& a) {
   switch (a.kind) {
     case Arg::Kind::Tensor: {
       auto it = device_.find(a.tensor);
@@ -219,17 +219,6 @@ std::string Writer::arg_code(const Arg& a, std::string& pre) {
       std::string s = "std::array<std::int64_t, " + std::to_string(a.extents.size()) + ">{";
       for (std::size_t i = 0; i < a.extents.size(); ++i) s += (i ? ", " : "") + extent_code(a.extents[i]);
       return s + "}";
-    }
-    case Arg::Kind::Expr: {
-      std::string var = names_.fresh("loam_expr");
-      pre += "  static constexpr ExprStep " + var + "[] = {";
-      for (std::size_t i = 0; i < a.expr.size(); ++i) {
-        const auto& st = a.expr[i];
-        pre += std::string(i ? ", " : "") + "{ExprOp::" + st.op + ", " + std::to_string(st.a) + ", " + std::to_string(st.b) +
-               ", " + number(st.p) + ", " + number(st.q) + "}";
-      }
-      pre += "};\n";
-      return "std::span<const ExprStep>(" + var + ")";
     }
   }
   return "";
@@ -500,11 +489,11 @@ void Writer::write_calls(const std::vector<lower::KernelCall>& calls) {
       continue;
     }
     body_ += "  // " + comment_safe(c.node) + " (" + comment_safe(c.op) + ")\n";
-    std::string pre, args;
+    std::string args;
     for (std::size_t i = 0; i < c.args.size(); ++i) {
       // A generated kernel's call names it by its adapter.
       const bool adapter = c.kernel == "loom" && i == 0;
-      args += (i ? ", " : "") + (adapter ? adapter_.at(c.args[0].code) + "{}" : arg_code(c.args[i], pre));
+      args += (i ? ", " : "") + (adapter ? adapter_.at(c.args[0].code) + "{}" : arg_code(c.args[i]));
     }
     std::string targs;
     if (!c.template_args.empty()) {
@@ -515,7 +504,6 @@ void Writer::write_calls(const std::vector<lower::KernelCall>& calls) {
     } else {
       targs = "." + c.kernel;
     }
-    body_ += pre;
     const TensorInfo& r = c.result_types.at(0);
     // Inside a block a local is fresh: two branches may name their tensors alike.
     std::string var = block_depth_ ? names_.fresh(identifier_spelling(c.results.at(0))) : names_.mint(c.results.at(0));

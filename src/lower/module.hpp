@@ -35,26 +35,18 @@ struct Arg {
   enum class Kind : uint8_t {
     Tensor,   // `tensor`: a graph tensor (a local, an input or a weight)
     Extents,  // `extents`: a brace list of lengths, printed with the symbols forward binds
-    Code,     // `code`: C++ text as is (an ExprOp, a WindowParams, a number)
-    Expr,     // `expr`: an elementwise expression, printed as an ExprStep array ahead of the call
+    Code,     // `code`: C++ text as is (a kernel's name, a WindowParams, a number)
     Scalar,   // `extents[0]`: one length or index, printed as an int64 expression
   };
   Kind kind = Kind::Code;
   std::string tensor;
   std::vector<Extent> extents;
   std::string code;
-  struct Step {
-    std::string op;  // ExprOp enumerator name
-    int32_t a = 0, b = 0;
-    double p = 0, q = 0;
-  };
-  std::vector<Step> expr;
 
   static Arg of_tensor(std::string t) { Arg a; a.kind = Kind::Tensor; a.tensor = std::move(t); return a; }
   static Arg of_extents(std::vector<Extent> e) { Arg a; a.kind = Kind::Extents; a.extents = std::move(e); return a; }
   static Arg of_scalar(Extent e) { Arg a; a.kind = Kind::Scalar; a.extents = {std::move(e)}; return a; }
   static Arg of_code(std::string c) { Arg a; a.kind = Kind::Code; a.code = std::move(c); return a; }
-  static Arg of_expr(std::vector<Step> s) { Arg a; a.kind = Kind::Expr; a.expr = std::move(s); return a; }
 };
 
 // One template argument: an axis list (printed as Axes<...>) or C++ text (an element type, a bool).

@@ -74,7 +74,7 @@ TEST(NameMinter, AnAxisNamedAfterAReservedNameStopsTheBuild) {
 TEST(ReservedSet, HoldsKeywordsRuntimeAndModuleNames) {
   const auto& r = ReservedSet::standard();
   for (const char* n : {"class", "int", "Tensor", "Axes", "Merged", "Cpu", "OpaqueBackend", "Backend", "LoadError",
-                        "InputError", "ExprOp", "forward", "Weights", "Outputs", "LoamBackend"})
+                        "InputError", "KernelBytes", "forward", "Weights", "Outputs", "LoamBackend"})
     EXPECT_TRUE(r.contains(n)) << n;
   // Names inside the runtime's classes are not the module's namespace's.
   for (const char* n : {"Batch", "In", "Hidden", "M", "K", "N", "x"}) EXPECT_FALSE(r.contains(n)) << n;

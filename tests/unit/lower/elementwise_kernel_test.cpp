@@ -3,7 +3,8 @@
 // divisor's sign, Pow squares through 64 bits, sums wrap, a narrow integer keeps its low bits, a
 // float past int64 converts to INT64_MIN, Clip's bounds saturate; bools combine as bools; an
 // operand broadcasts with stride 0 and a symbolic extent arrives as the kernel's parameter. The
-// kernels pass Loom's verifier before they run.
+// kernels pass Loom's verifier before they run. The float operators are checked against what
+// onnxruntime computed for the same inputs (../runtime/oracle_cases.inc).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +18,16 @@
 
 namespace loam::lower {
 namespace {
+
+template <class T>
+struct OracleTensor {
+  std::vector<std::int64_t> shape;
+  std::vector<T> values;
+};
+
+namespace oracle {
+#include "../runtime/oracle_cases.inc"
+}
 
 using stage0::Extent;
 
@@ -179,6 +190,67 @@ TEST(ElementwiseKernel, AnExpressionOfTheWrongResultTypeIsRefused) {
   k.values = {load(0, F)};
   loom::Module m;
   EXPECT_THROW(build_elementwise_kernel(m, k), Error);
+}
+
+
+// One ONNX operator over the oracle's operands, computed by a generated kernel, against what
+// onnxruntime gave.
+void expect_oracle(const std::string& name, const std::vector<const OracleTensor<float>*>& in, const OracleTensor<float>& want,
+                   double p = 0, double q = 0, double rtol = 1e-5, double atol = 1e-6) {
+  ElementwiseKernel k;
+  k.out_type = F;
+  for (auto d : want.shape) k.out_dims.emplace_back(d);
+  std::vector<int> args;
+  std::vector<std::shared_ptr<loom::Storage>> bytes;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    std::vector<Extent> dims;
+    for (auto d : in[i]->shape) dims.emplace_back(d);
+    k.operands.push_back(operand(F, dims));
+    k.values.push_back(load(static_cast<int>(i), F));
+    args.push_back(static_cast<int>(i));
+    bytes.push_back(storage_of(in[i]->values));
+  }
+  k.values.push_back(op(name, args, F, p, q));
+  const auto got = run<float>(k, bytes, static_cast<std::int64_t>(want.values.size()));
+  ASSERT_EQ(got.size(), want.values.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want.values[i], atol + rtol * std::fabs(want.values[i])) << name << " element " << i;
+}
+
+TEST(OracleElementwise, BroadcastingBinaries) {
+  expect_oracle("Add", {&oracle::add_broadcast::a, &oracle::add_broadcast::b}, oracle::add_broadcast::out0);
+  // [2, 1, 4] * [3, 1] -> [2, 3, 4]: each operand stretches along the other's axis.
+  expect_oracle("Mul", {&oracle::mul_stretch_both::a, &oracle::mul_stretch_both::b}, oracle::mul_stretch_both::out0);
+  expect_oracle("Pow", {&oracle::pow::a, &oracle::pow::b}, oracle::pow::out0, 0, 0, 1e-4, 1e-5);
+  expect_oracle("PRelu", {&oracle::prelu::x, &oracle::prelu::slope}, oracle::prelu::out0);
+  expect_oracle("Add", {&oracle::add_per_channel::a, &oracle::add_per_channel::b}, oracle::add_per_channel::out0);
+}
+
+TEST(OracleElementwise, Unaries) {
+  expect_oracle("Erf", {&oracle::erf::x}, oracle::erf::out0);
+  expect_oracle("Sigmoid", {&oracle::sigmoid::x}, oracle::sigmoid::out0);
+  expect_oracle("Tanh", {&oracle::tanh::x}, oracle::tanh::out0);
+  expect_oracle("Clip", {&oracle::clip::x}, oracle::clip::out0, -0.5, 0.7, 0, 0);
+  expect_oracle("LeakyRelu", {&oracle::leaky_relu::x}, oracle::leaky_relu::out0, 0.1, 0, 1e-6, 0);
+}
+
+TEST(ElementwiseKernel, AnEmptyResultRunsNoRow) {
+  ElementwiseKernel k;
+  k.out_type = F;
+  k.out_dims = {0, 3};
+  k.operands = {operand(F, {0, 3}), operand(F, {3})};
+  k.values = {load(0, F), load(1, F), op("Add", {0, 1}, F)};
+  EXPECT_TRUE(run<float>(k, {storage_of(std::vector<float>{}), storage_of(std::vector<float>{1, 2, 3})}, 0).empty());
+}
+
+TEST(ElementwiseKernel, AComparisonWithNaNIsFalse) {
+  ElementwiseKernel k;
+  k.out_type = B;
+  k.out_dims = {4};
+  k.operands = {operand(F, {4}), operand(F, {})};
+  k.values = {load(0, F), load(1, F), op("Less", {0, 1}, B)};
+  const auto y = run<std::uint8_t>(k, {storage_of(std::vector<float>{1, 2, 3, NAN}), storage_of(std::vector<float>{2})}, 4);
+  EXPECT_EQ(y, (std::vector<std::uint8_t>{1, 0, 0, 0}));
 }
 
 }  // namespace

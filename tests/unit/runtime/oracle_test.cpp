@@ -380,43 +380,6 @@ TEST(OracleNorm, LayerAndBatch) {
   }
 }
 
-std::span<const ExprStep> binary_expr(ExprOp op) {
-  static thread_local std::vector<ExprStep> steps;
-  steps = {{ExprOp::Operand, 0}, {ExprOp::Operand, 1}, {op, 0, 1}};
-  return steps;
-}
-
-TEST(OracleElementwise, BroadcastingBinaries) {
-  {
-    using namespace oracle::add_broadcast;
-    expect_matches(cpu.elementwise<Axes<B0, M, K>>(binary_expr(ExprOp::Add), load<Axes<B0, M, K>>(a), load<Axes<K>>(b)), out0);
-  }
-  {
-    using namespace oracle::mul_stretch_both;
-    // [2, 1, 4] * [3, 1] -> [2, 3, 4]: each operand's axis of 1 is lifted under the other's name.
-    auto lhs = cpu.lift<Axes<B0, M, K>>(load<Axes<B0, One, K>>(a));
-    auto rhs = cpu.lift<Axes<M, K>>(load<Axes<M, One>>(b));
-    expect_matches(cpu.elementwise<Axes<B0, M, K>>(binary_expr(ExprOp::Mul), lhs, rhs), out0);
-  }
-  {
-    using namespace oracle::pow;
-    expect_matches(cpu.elementwise<Axes<M, K>>(binary_expr(ExprOp::Pow), load<Axes<M, K>>(a), load<Axes<K>>(b)), out0);
-  }
-  {
-    using namespace oracle::prelu;
-    auto lifted = cpu.lift<Axes<M, K>>(load<Axes<M, One>>(slope));
-    expect_matches(cpu.elementwise<Axes<B0, M, K>>(binary_expr(ExprOp::PRelu), load<Axes<B0, M, K>>(x), lifted), out0);
-  }
-}
-
-TEST(OracleElementwise, Unaries) {
-  expect_matches(cpu.unary(ExprOp::Erf, load<Axes<K>>(oracle::erf::x)), oracle::erf::out0, 1e-5, 1e-6);
-  expect_matches(cpu.unary(ExprOp::Sigmoid, load<Axes<K>>(oracle::sigmoid::x)), oracle::sigmoid::out0, 1e-5, 1e-6);
-  expect_matches(cpu.unary(ExprOp::Tanh, load<Axes<K>>(oracle::tanh::x)), oracle::tanh::out0, 1e-5, 1e-6);
-  expect_matches(cpu.unary(ExprOp::Clip, load<Axes<K>>(oracle::clip::x), -0.5, 0.7), oracle::clip::out0, 0, 0);
-  expect_matches(cpu.unary(ExprOp::LeakyRelu, load<Axes<K>>(oracle::leaky_relu::x), 0.1), oracle::leaky_relu::out0, 1e-6, 0);
-}
-
 TEST(OracleMove, Pad) {
   {
     using namespace oracle::pad_reflect;
@@ -478,11 +441,6 @@ TEST(OracleConv, StrideOneDilatedGroupedBatch) {
   p.pads = {2, 0, 1, 3};
   auto y = cpu.conv<Axes<N, Cout, H, W>>(load<Axes<N, C, H, W>>(x), packed<void, Axes<Cout, Cin, KH, KW>>(w, 2), load<Axes<Cout>>(b), p);
   expect_matches(y, out0);
-}
-
-TEST(OracleElementwise, PerChannelOperandNeedsNoCopy) {
-  using namespace oracle::add_per_channel;
-  expect_matches(cpu.elementwise<Axes<N, C, H, W>>(binary_expr(ExprOp::Add), load<Axes<N, C, H, W>>(a), load<Axes<C, One, One>>(b)), out0);
 }
 
 }  // namespace
