@@ -5,7 +5,9 @@ For each case (model, batch): build the same input for both sides, check the out
 for ROUNDS rounds time a sample of N forwards on Loam, then a sample of N session.run calls on
 onnxruntime (A B A B ...). N is chosen per side so that one sample lasts about --sample-ms. Prints,
 per case, the median time per call on each side and the median of the per-round ratios
-(onnxruntime / Loam: above 1 means the generated code is faster).
+(onnxruntime / Loam: above 1 means the generated code is faster). Each round also times the same
+model built with --no-fuse (one kernel per node), where run.sh built it: the ratio unfused / fused
+(above 1 means fusion pays) comes from the same interleaved rounds.
 
 Both sides run on one thread: onnxruntime with intra_op_num_threads=1, inter_op_num_threads=1,
 ORT_SEQUENTIAL and its default graph optimisations (ORT_ENABLE_ALL). The Loam time is measured
@@ -15,7 +17,7 @@ visible at the tiny sizes (MLP), negligible at MNIST's.
 
 usage: bench.py WORKDIR [--rounds R] [--sample-ms MS]
 WORKDIR holds what run.sh built: libmnist_b1.so, libmnist_b64.so, libmlp.so, libultraface.so,
-mnist_b64.onnx.
+their *_unfused.so twins, mnist_b64.onnx.
 """
 import argparse
 import ctypes
@@ -190,34 +192,43 @@ def main():
         if model != "mnist-12":
             x -= 1.0
         loam = LoamSide(os.path.join(w, lib), x, ck, out_shape)
+        unfused_lib = os.path.join(w, lib.replace(".so", "_unfused.so"))
+        unfused = LoamSide(unfused_lib, x, ck, out_shape) if os.path.exists(unfused_lib) else None
         orts = OrtSide(onnx_model, input_name, x)
-        loam.sample(1)
         ref = orts.result()
-        diff = float(np.max(np.abs(loam.out - ref)))
-        scale = float(np.max(np.abs(ref)))
-        if not diff <= 1e-4 * max(1.0, scale):
-            raise SystemExit(f"{model} batch {batch}: outputs disagree, max abs diff {diff} (scale {scale})")
+        diff = 0.0
+        for side in [loam] + ([unfused] if unfused else []):
+            side.sample(1)
+            d = float(np.max(np.abs(side.out - ref)))
+            scale = float(np.max(np.abs(ref)))
+            if not d <= 1e-4 * max(1.0, scale):
+                raise SystemExit(f"{model} batch {batch}: outputs disagree, max abs diff {d} (scale {scale})")
+            diff = max(diff, d)
         n_loam = calibrate(loam, args.sample_ms)
         n_ort = calibrate(orts, args.sample_ms)
-        t_loam, t_ort, ratios = [], [], []
+        n_unfused = calibrate(unfused, args.sample_ms) if unfused else 0
+        t_loam, t_ort, ratios, fusion = [], [], [], []
         for _ in range(args.rounds):
             a = loam.sample(n_loam)
             b = orts.sample(n_ort)
             t_loam.append(a)
             t_ort.append(b)
             ratios.append(b / a)
+            if unfused:
+                fusion.append(unfused.sample(n_unfused) / a)
         ml, mo = statistics.median(t_loam), statistics.median(t_ort)
         gflops = flops * batch / ml
         rows.append((model, batch, ml / 1e3, mo / 1e3, statistics.median(ratios), min(ratios), max(ratios),
-                     gflops, 100.0 * gflops / peak, flops * batch / mo, diff))
+                     gflops, 100.0 * gflops / peak, flops * batch / mo, diff,
+                     f"{statistics.median(fusion):.2f}" if fusion else "–"))
         sys.stdout.flush()
     print()
     print("| model | batch | Loam µs/forward | onnxruntime µs/run | ratio ort/Loam (median) | ratio range | "
-          "Loam GFLOP/s | Loam % of peak | ort GFLOP/s | max abs diff |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for m, b, l, o, r, rmin, rmax, g, p, go, d in rows:
+          "Loam GFLOP/s | Loam % of peak | ort GFLOP/s | max abs diff | unfused/fused |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for m, b, l, o, r, rmin, rmax, g, p, go, d, fu in rows:
         print(f"| {m} | {b} | {l:.2f} | {o:.2f} | **{r:.2f}** | {rmin:.2f}–{rmax:.2f} | {g:.2f} | {p:.1f} % | "
-              f"{go:.2f} | {d:.1e} |")
+              f"{go:.2f} | {d:.1e} | {fu} |")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Model-level benchmark: the generated module's forward against onnxruntime, MNIST-12 and the MLP at
-# batch 1 and 64 and UltraFace RFB-320 at batch 1, one thread, interleaved. Not part of CI.
+# batch 1 and 64 and UltraFace RFB-320 at batch 1, one thread, interleaved; and each module against
+# itself built with --no-fuse (one kernel per node), so fusion's gain is measured. Not part of CI.
 #
 #   bench/models/run.sh [--rounds R] [--sample-ms MS]     (arguments go to bench.py)
 #
@@ -34,6 +35,10 @@ python3 "$HERE/make_mnist_batch.py" "$REPO/models/mnist-12/model.onnx" mnist_b64
 "$LOAM" build "$REPO/examples/mlp/mlp.onnxtext" --options "$REPO/examples/mlp/layout.json" -o mlp.hpp
 "$LOAM" layout "$REPO/models/ultraface-rfb-320/model.onnx" -o ultraface_layout.json
 "$LOAM" build "$REPO/models/ultraface-rfb-320/model.onnx" --options ultraface_layout.json -o ultraface.hpp
+"$LOAM" build "$REPO/models/mnist-12/model.onnx" --options "$REPO/examples/mnist/layout.json" --no-fuse -o mnist_b1_unfused.hpp
+"$LOAM" build mnist_b64.onnx --options "$REPO/examples/mnist/layout.json" --no-fuse -o mnist_b64_unfused.hpp
+"$LOAM" build "$REPO/examples/mlp/mlp.onnxtext" --options "$REPO/examples/mlp/layout.json" --no-fuse -o mlp_unfused.hpp
+"$LOAM" build "$REPO/models/ultraface-rfb-320/model.onnx" --options ultraface_layout.json --no-fuse -o ultraface_unfused.hpp
 
 build() {  # header-stem [extra flags]: the shared library and the standalone driver, compiled at once
   "$CXX" "${CXXFLAGS[@]}" -shared -fPIC -I. -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" "${@:2}" \
@@ -48,6 +53,10 @@ build mnist_b1
 build mnist_b64
 build mlp
 build ultraface -DLOAM_BENCH_OUTPUT=scores
+build mnist_b1_unfused
+build mnist_b64_unfused
+build mlp_unfused
+build ultraface_unfused -DLOAM_BENCH_OUTPUT=scores
 for p in "${pids[@]}"; do wait "$p"; done  # each compile's failure stops the run
 
 if [[ ${CALLGRIND:-0} == 1 ]]; then

@@ -1,7 +1,8 @@
 // Lowering of the elementwise operators: each becomes a Loom kernel (elementwise_kernel.hpp) over
 // its operands, broadcast to the result, with a one-element operand the build knows folded into
 // the expression as a constant. Identity, Dropout and a Cast that changes no compute type move no
-// element and stay calls of their own.
+// element and stay calls of their own. Softmax and LogSoftmax over the last axis are kernels of the
+// same kind that normalise the row, reading their input as an expression too.
 #include <map>
 #include <set>
 
@@ -113,7 +114,7 @@ class Expression {
 
   // Writes the kernel and the call that runs it, defining the node's first output; or, for a node
   // the plan inlines into its reader, leaves the expression for that reader.
-  void finish(const TensorInfo& out) {
+  void finish(const TensorInfo& out, RowNormalisation normalise = RowNormalisation::None) {
     const ElementType out_type = compute_of(cx_, out.elem);
     if (values_.back().type != out_type) op("Cast", {static_cast<int>(values_.size() - 1)}, out_type);
     ops_[cx_.graph_node.value_or(0)] = cx_.node->op_type;
@@ -123,7 +124,9 @@ class Expression {
     }
     if (operands_.empty()) cx_.error("every operand is a constant; the build should have folded it");
     ElementwiseKernel k;
-    k.symbol = "ew" + std::to_string(cx_.out.loom_kernels.size());
+    const char* kind = normalise == RowNormalisation::Softmax ? "softmax" : normalise == RowNormalisation::LogSoftmax ? "log_softmax" : "ew";
+    k.symbol = kind + std::to_string(cx_.out.loom_kernels.size());
+    k.normalise = normalise;
     k.out_type = out_type;
     k.out_dims = out.dims;
     k.operands = operands_;
@@ -204,8 +207,28 @@ bool is_elementwise_kernel(const Node& n, const stage0::Stage0Result& analysed) 
          op == "Clip" || op == "Where";
 }
 
+bool is_row_normaliser(const Node& n, const stage0::Stage0Result& analysed) {
+  const bool current = n.domain.empty() && (n.op_type == "Softmax" || n.op_type == "LogSoftmax");
+  const bool flattened = n.domain == "loam" && (n.op_type == "SoftmaxFlattened" || n.op_type == "LogSoftmaxFlattened");
+  if ((!current && !flattened) || n.inputs.empty() || n.outputs.size() != 1) return false;
+  const auto* x = analysed.find(n.inputs[0]);
+  if (!x || x->elem != ElementType::F32 || x->dims.empty()) return false;
+  const Attribute* a = n.attr("axis");
+  if (a && a->kind != Attribute::Kind::Int) return false;
+  const auto rank = static_cast<std::int64_t>(x->dims.size());
+  const std::int64_t axis = a ? a->i : current ? -1 : 1;
+  return axis == -1 || axis == rank - 1;
+}
+
 bool lower_elementwise(LowerContext& cx, const Node& n) {
   const std::string& op = n.op_type;
+  if (is_row_normaliser(n, cx.st)) {
+    const TensorInfo out = cx.info(n.outputs.at(0));
+    Expression e(cx);
+    e.operand(cx.in(0), out.axes);
+    e.finish(out, op.rfind("Log", 0) == 0 ? RowNormalisation::LogSoftmax : RowNormalisation::Softmax);
+    return true;
+  }
   if (!n.domain.empty()) return false;
   const TensorInfo out = cx.info(n.outputs.at(0));
   const bool wraps = is_narrow_integer(out.elem) && can_leave_range(op);

@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -45,11 +46,14 @@ struct Group {
   std::vector<bool> present;      // per operand: it spans these axes (else it broadcasts along them)
 };
 
+// A normalised row stays the last group, alone, whatever its extent.
 std::vector<Group> merge_axes(const ElementwiseKernel& k) {
   const std::size_t rank = k.out_dims.size();
+  const bool row = k.normalise != RowNormalisation::None;
   std::vector<Group> groups;
   for (std::size_t d = 0; d < rank; ++d) {
-    if (is_constant_one(k.out_dims[d])) continue;  // one element: no operand steps along it
+    const bool the_row = row && d + 1 == rank;
+    if (!the_row && is_constant_one(k.out_dims[d])) continue;  // one element: no operand steps along it
     std::vector<bool> present;
     for (const auto& o : k.operands) {
       const std::size_t r = o.dims.size();
@@ -57,7 +61,7 @@ std::vector<Group> merge_axes(const ElementwiseKernel& k) {
       const bool has = d + r >= rank && !is_constant_one(o.dims[d + r - rank]);
       present.push_back(has);
     }
-    if (!groups.empty() && groups.back().present == present) groups.back().dims.push_back(d);
+    if (!the_row && !groups.empty() && groups.back().present == present) groups.back().dims.push_back(d);
     else groups.push_back({{d}, present});
   }
   if (groups.empty()) groups.push_back({{}, std::vector<bool>(k.operands.size(), true)});
@@ -262,13 +266,23 @@ struct Row {
   std::vector<Value*> views;         // per operand
   std::vector<Value*> outer;         // the row's index along each merged axis but the last
   Value* last = nullptr;             // the last merged axis's extent
+  Value* zero = nullptr;             // index constants the loops along the row share
+  Value* one = nullptr;
+  Value* lanes = nullptr;
+  Value* vector_end = nullptr;       // where the whole vectors end
 };
 
-// The operand values at column `c` of the row, then the expression, then the store.
-void emit_body(Builder& b, const ElementwiseKernel& k, const std::vector<Group>& groups, const Row& row, Value* c, int lanes) {
-  ExprEmitter e(b, lanes);
+// Coordinates of column `c` of the row.
+std::vector<Value*> at_column(const Row& row, Value* c) {
   std::vector<Value*> at = row.outer;
   at.push_back(c);
+  return at;
+}
+
+// The operand values at column `c` of the row, then the expression: its last value.
+Value* emit_expression(Builder& b, const ElementwiseKernel& k, const std::vector<Group>& groups, const Row& row, Value* c, int lanes) {
+  ExprEmitter e(b, lanes);
+  const std::vector<Value*> at = at_column(row, c);
   std::vector<Value*> values;
   std::vector<ElementType> types;
   for (const auto& v : k.values) {
@@ -297,9 +311,78 @@ void emit_body(Builder& b, const ElementwiseKernel& k, const std::vector<Group>&
     values.push_back(r);
     types.push_back(v.type);
   }
-  std::vector<Value*> store{values.back(), row.out_view};
-  store.insert(store.end(), at.begin(), at.end());
-  b.op(lanes ? "vector.store" : "view.store", store);
+  return values.back();
+}
+
+void store(Builder& b, const Row& row, Value* value, Value* c, int lanes) {
+  std::vector<Value*> operands{value, row.out_view};
+  for (Value* i : at_column(row, c)) operands.push_back(i);
+  b.op(lanes ? "vector.store" : "view.store", operands);
+}
+
+Value* load_result(Builder& b, const Row& row, Value* c, int lanes) {
+  std::vector<Value*> operands{row.out_view};
+  for (Value* i : at_column(row, c)) operands.push_back(i);
+  const Type t = lanes ? Type::shaped(TypeKind::Vector, {loom::Extent::of(lanes)}, Scalar::F32) : Type::scalar(Scalar::F32);
+  return b.value(lanes ? "vector.load" : "view.load", operands, "y", t);
+}
+
+// Runs `body` over the row: whole vectors of kLanes from 0, then the elements left one at a time.
+void for_each_column(Builder& b, const Row& row, const std::function<void(Value* c, int lanes)>& body) {
+  loom::Block* outer = b.insertion();
+  for (const int width : {kLanes, 0}) {
+    Op& loop = b.op("scf.for", width ? std::vector<Value*>{row.zero, row.vector_end, row.lanes}
+                                     : std::vector<Value*>{row.vector_end, row.last, row.one});
+    loom::Block& region = b.region(loop, {{"i", Type::index()}});
+    body(region.args[0].get(), width);
+    b.set_insertion(*outer);
+  }
+}
+
+// A float reduction along the row: vectors into a vector accumulator that starts at `init`, its
+// lanes folded in Loom's fixed order (`kind`: add, max), then the tail element by element. `step`
+// gives the next accumulator from the current one at column c.
+Value* reduce_row(Builder& b, const Row& row, double init, int kind, const std::function<Value*(Value* acc, Value* c, int lanes)>& step) {
+  loom::Block* outer = b.insertion();
+  ExprEmitter vectors(b, kLanes);
+  const Type vt = vectors.type(ElementType::F32), st = Type::scalar(Scalar::F32);
+  Op& vloop = b.op("scf.for", {row.zero, row.vector_end, row.lanes, vectors.f32(init)}, {{"acc", vt}});
+  loom::Block& vbody = b.region(vloop, {{"i", Type::index()}, {"acc", vt}});
+  b.op("scf.yield", {step(vbody.args[1].get(), vbody.args[0].get(), kLanes)});
+  b.set_insertion(*outer);
+  Value* folded = b.value("vector.reduce", {vloop.result(0)}, "acc", st, [kind](Op& o) { o.attr("kind").i = kind; });
+  Op& sloop = b.op("scf.for", {row.vector_end, row.last, row.one, folded}, {{"acc", st}});
+  loom::Block& sbody = b.region(sloop, {{"i", Type::index()}, {"acc", st}});
+  b.op("scf.yield", {step(sbody.args[1].get(), sbody.args[0].get(), 0)});
+  b.set_insertion(*outer);
+  return sloop.result(0);
+}
+
+// Softmax or LogSoftmax of the expression along the row, as the runtime's kernel computes it: the
+// maximum, the sum of exp(x - max), then exp(x - max) * (1 / sum) or x - max - log(sum).
+void emit_row_normalisation(Builder& b, const ElementwiseKernel& k, const std::vector<Group>& groups, const Row& row) {
+  constexpr int kAdd = 0, kMax = 2;  // Loom's reduction kinds, by position
+  constexpr ElementType F = ElementType::F32;
+  const bool softmax = k.normalise == RowNormalisation::Softmax;
+  Value* max = reduce_row(b, row, -std::numeric_limits<double>::infinity(), kMax, [&](Value* acc, Value* c, int lanes) {
+    return ExprEmitter(b, lanes).op("maxf", {acc, emit_expression(b, k, groups, row, c, lanes)}, F, "max");
+  });
+  Value* sum = reduce_row(b, row, 0.0, kAdd, [&](Value* acc, Value* c, int lanes) {
+    ExprEmitter e(b, lanes);
+    Value* x = emit_expression(b, k, groups, row, c, lanes);
+    Value* exp = e.op("exp", {e.op("subf", {x, e.splat(max, F)}, F)}, F, "exp");
+    if (softmax) store(b, row, exp, c, lanes);
+    return e.op("addf", {acc, exp}, F, "sum");
+  });
+  ExprEmitter scalars(b, 0);
+  // x - max is exact near the maximum; subtracting log(sum) from it, not from x, keeps that.
+  Value* scale = softmax ? scalars.op("divf", {scalars.f32(1), sum}, F, "inverse") : scalars.op("log", {sum}, F, "log_sum");
+  for_each_column(b, row, [&](Value* c, int lanes) {
+    ExprEmitter e(b, lanes);
+    Value* y = softmax ? e.op("mulf", {load_result(b, row, c, lanes), e.splat(scale, F)}, F, "y")
+                       : e.op("subf", {e.op("subf", {emit_expression(b, k, groups, row, c, lanes), e.splat(max, F)}, F), e.splat(scale, F)}, F, "y");
+    store(b, row, y, c, lanes);
+  });
 }
 
 }  // namespace
@@ -307,6 +390,8 @@ void emit_body(Builder& b, const ElementwiseKernel& k, const std::vector<Group>&
 std::vector<Extent> build_elementwise_kernel(loom::Module& module, const ElementwiseKernel& k) {
   if (k.values.empty() || k.values.back().type != k.out_type)
     fail("elementwise kernel " + k.symbol + ": the expression's result is not of the result's type");
+  if (k.normalise != RowNormalisation::None && (k.out_type != ElementType::F32 || k.out_dims.empty()))
+    fail("kernel " + k.symbol + ": a row is normalised in f32, along the result's last axis");
   const std::vector<Group> groups = merge_axes(k);
   std::vector<Extent> passed;
   std::vector<int> param_of(k.out_dims.size(), -1);
@@ -400,10 +485,10 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
     std::int64_t stride = bytes;
     Value* running = nullptr;
     bool dense = true;
-    for (std::size_t j = m; j-- > 0;) {
+    for (const auto& g : groups) dense = dense && g.present[i];
+    for (std::size_t j = m; !dense && j-- > 0;) {
       if (!groups[j].present[i]) {
         layout.strides[j] = loom::Extent::of(0);
-        dense = false;
         continue;
       }
       layout.strides[j] = running ? loom::Extent::bound_to(running) : loom::Extent::of(stride);
@@ -432,16 +517,15 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
   row.last = extents[m - 1];
 
   // Whole vectors along the row, then the elements left one at a time.
-  Value* zero = b.index(0, "zero");
-  Value* one = b.index(1, "one");
-  Value* lanes = b.index(kLanes, "lanes");
-  Value* vectors = b.value("index.div", {row.last, lanes}, "vectors", Type::index());
-  Value* vector_end = b.value("index.mul", {vectors, lanes}, "vector_end", Type::index());
-  for (const int width : {kLanes, 0}) {
-    Op& loop = b.op("scf.for", width ? std::vector<Value*>{zero, vector_end, lanes} : std::vector<Value*>{vector_end, row.last, one});
-    loom::Block& body = b.region(loop, {{"i", Type::index()}});
-    emit_body(b, k, groups, row, body.args[0].get(), width);
-    b.set_insertion(launch);
+  row.zero = b.index(0, "zero");
+  row.one = b.index(1, "one");
+  row.lanes = b.index(kLanes, "lanes");
+  Value* vectors = b.value("index.div", {row.last, row.lanes}, "vectors", Type::index());
+  row.vector_end = b.value("index.mul", {vectors, row.lanes}, "vector_end", Type::index());
+  if (k.normalise != RowNormalisation::None) {
+    emit_row_normalisation(b, k, groups, row);
+  } else {
+    for_each_column(b, row, [&](Value* c, int width) { store(b, row, emit_expression(b, k, groups, row, c, width), c, width); });
   }
   b.op("kernel.return", {});
   return passed;

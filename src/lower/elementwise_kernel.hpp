@@ -7,6 +7,11 @@
 // merged axis is the row, computed in vectors of 16 lanes with a scalar tail, and each operand is a
 // strided view whose broadcast axes have stride 0, so nothing is copied to broadcast. Extents the
 // build knows are constants of the kernel; the others are its parameters.
+//
+// A kernel that normalises rows (Softmax, LogSoftmax over the last axis) keeps that axis as its
+// row, unmerged, and computes the expression three times along it: the row's maximum, the sum of
+// the exponentials (Softmax stores them), then the result. The expression before the normaliser
+// (an attention score's scale and mask) is computed in its loops and never stored.
 #pragma once
 
 #include <cstdint>
@@ -67,8 +72,16 @@ struct ElementwiseOperand {
   std::vector<stage0::Extent> dims;  // its own extents, aligned at the end of the result's
 };
 
+// What the kernel makes of the expression's values along the result's last axis.
+enum class RowNormalisation : std::uint8_t {
+  None,        // each value is the result's element
+  Softmax,     // exp(x - max) / sum exp(x - max)
+  LogSoftmax,  // x - max - log(sum exp(x - max))
+};
+
 struct ElementwiseKernel {
   std::string symbol;  // the kernel.def's name
+  RowNormalisation normalise = RowNormalisation::None;
   ElementType out_type = ElementType::F32;
   std::vector<stage0::Extent> out_dims;
   std::vector<ElementwiseOperand> operands;

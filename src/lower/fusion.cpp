@@ -320,6 +320,10 @@ class Planner {
   }
 
   bool elementwise(std::size_t index) const { return is_elementwise_kernel(model_.graph.nodes.at(index), st_); }
+  // A kernel that computes an elementwise producer of its input in its own loops.
+  bool computes_elementwise(std::size_t index) const {
+    return elementwise(index) || is_row_normaliser(model_.graph.nodes.at(index), st_);
+  }
 
   // Whether `t`'s value, an elementwise node's result, is one its reader `r` can compute in its own
   // loop: the reader is an elementwise kernel whose result has the same axes and extents.
@@ -340,7 +344,7 @@ class Planner {
       if (ns.folded || !computes_own_kernel(plan, ns.index) || !elementwise(ns.index)) continue;
       const std::string& t = model_.graph.nodes.at(ns.index).outputs[0];
       auto r = only_reader(t);
-      if (!r || !computes_own_kernel(plan, *r) || !elementwise(*r) || !same_elements(t, *r)) continue;
+      if (!r || !computes_own_kernel(plan, *r) || !computes_elementwise(*r) || !same_elements(t, *r)) continue;
       plan.inlined.insert(ns.index);
     }
   }
@@ -358,7 +362,7 @@ class Planner {
     if (!r) return FusionReason::SeveralReaders;
     if (plan.heads.count(index)) return FusionReason::ReaderNotFusable;  // the epilogue took what it could
     if (!elementwise(index)) return FusionReason::NotElementwise;
-    if (!elementwise(*r) || !computes_own_kernel(plan, *r)) return FusionReason::ReaderNotFusable;
+    if (!computes_elementwise(*r) || !computes_own_kernel(plan, *r)) return FusionReason::ReaderNotFusable;
     return FusionReason::ReaderBroadcasts;
   }
 
@@ -422,12 +426,13 @@ const char* fusion_reason_meaning(FusionReason r) {
     case FusionReason::SeveralReaders: return "more than one node (or an If's branch) reads the value";
     case FusionReason::NoReader: return "no node reads the value";
     case FusionReason::ReaderNotFusable:
-      return "the node reading the value has no kernel that computes it in its own loop (it is not elementwise, or "
+      return "the node reading the value has no kernel that computes it in its own loop (it is neither elementwise nor a row normaliser, or "
              "is elementwise work a contraction's store does not do: it adds a constant channel bias and applies "
              "Relu only)";
     case FusionReason::ReaderBroadcasts:
       return "the node reading the value broadcasts it to more elements, so computing it there would repeat it";
-    case FusionReason::NotElementwise: return "the node is not elementwise, and no rule computes it with its reader";
+    case FusionReason::NotElementwise:
+      return "the node is not elementwise (a contraction, a window, a row normaliser, a reduction), and no rule computes it with its reader";
     case FusionReason::Disabled: return "fusion is off (--no-fuse)";
   }
   return "";

@@ -75,4 +75,9 @@ FusionPlan plan_fusion(const Model& model, const stage0::Stage0Result& analysed,
 // such as Identity).
 bool is_elementwise_kernel(const Node& n, const stage0::Stage0Result& analysed);
 
+// Whether lower_elementwise computes the node as a kernel that normalises rows: a float Softmax or
+// LogSoftmax (or its form before opset 13) over the last axis. Its input's elementwise producers
+// can be computed in its loops.
+bool is_row_normaliser(const Node& n, const stage0::Stage0Result& analysed);
+
 }  // namespace loam::lower

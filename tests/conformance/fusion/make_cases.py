@@ -2,8 +2,8 @@
 """Writes the fused-contraction conformance cases beside this script, in ONNX's backend-test layout
 (model.onnx + test_data_set_0/input_*.pb, output_*.pb), with outputs computed by onnxruntime.
 
-Each graph holds contractions whose bias Add and Relu the lowering computes inside the kernel, next
-to forms it must leave alone (a bias that varies along a spatial axis, a Conv result the graph also
+Each graph holds contractions whose bias Add and Relu the lowering computes inside the kernel,
+elementwise chains and Softmax rows computed as one generated kernel, next to forms it must leave alone (a bias that varies along a spatial axis, a Conv result the graph also
 returns), so a wrong fusion decision or a wrong fused kernel disagrees with onnxruntime.
 
     python3 tests/conformance/fusion/make_cases.py      # needs numpy, onnx, onnxruntime
@@ -23,8 +23,8 @@ def rand(*shape):
     return rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
 
 
-def write_case(name, graph, inputs):
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="make_cases.py")
+def write_case(name, graph, inputs, opset=17):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="make_cases.py")
     model.ir_version = 8
     onnx.checker.check_model(model)
     d = os.path.join(HERE, name)
@@ -278,3 +278,56 @@ write_case("elementwise", elementwise,
            [rng.uniform(-4.0, 4.0, size=(3, 37)).astype(np.float32), rand(3, 37), rand(37), rand(37),
             np.array(0.5, dtype=np.float32), rng.integers(-1000, 1000, size=(3, 37)),
             rng.integers(1, 50, size=(3, 37))])
+
+
+# Softmax and LogSoftmax over the last axis, one generated kernel each with the elementwise work
+# before them: attention scores scaled and masked as exporters write them (the mask broadcast over
+# batch and heads, masked positions at float's lowest), rows of 37 (vectors and a tail), 64 (whole
+# vectors) and 1; a LogSoftmax after a Relu; the scores the graph also returns; and a Softmax over
+# the first axis, which stays the runtime's kernel.
+def lowest_mask(rows, cols):
+    keep = np.tril(np.ones((rows, cols), dtype=bool), k=cols - rows)
+    return np.where(keep, 0.0, np.finfo(np.float32).min).astype(np.float32).reshape(1, 1, rows, cols)
+
+
+softmax = helper.make_graph(
+    [
+        const("scale", 2.828427),
+        helper.make_node("MatMul", ["q", "k"], ["sm_qk"]),
+        helper.make_node("Div", ["sm_qk", "scale"], ["scores"]),
+        helper.make_node("Add", ["scores", "mask"], ["sm_masked"]),
+        helper.make_node("Softmax", ["sm_masked"], ["attn"], axis=-1),
+        helper.make_node("Relu", ["x"], ["ls_r"]),
+        helper.make_node("LogSoftmax", ["ls_r"], ["logp"], axis=1),
+        helper.make_node("Softmax", ["w"], ["whole"]),
+        helper.make_node("Softmax", ["one"], ["ones"], axis=2),
+        helper.make_node("Softmax", ["x"], ["first_axis"], axis=0),
+    ],
+    "softmax",
+    [vi("q", ["N", 2, 7, 8]), vi("k", ["N", 2, 8, 37]), vi("mask", [1, 1, 7, 37]), vi("x", ["N", 37]),
+     vi("w", ["N", 64]), vi("one", ["N", 3, 1])],
+    [vi("attn", ["N", 2, 7, 37]), vi("scores", ["N", 2, 7, 37]), vi("logp", ["N", 37]), vi("whole", ["N", 64]),
+     vi("ones", ["N", 3, 1]), vi("first_axis", ["N", 37])],
+    [],
+)
+write_case("softmax", softmax,
+           [rand(3, 2, 7, 8) * 3, rand(3, 2, 8, 37) * 3, lowest_mask(7, 37), rng.uniform(-4.0, 4.0, size=(3, 37)).astype(np.float32),
+            rand(3, 64) * 5, rand(3, 3, 1)])
+
+
+# The same before opset 13, where Softmax reads its input as a matrix [prod(axes before axis),
+# prod(the rest)]: axis 1 of a rank-2 input and axis -1 of a rank-3 one normalise the last axis
+# (one generated kernel each); axis 1 of a rank-3 input normalises two axes at once (the runtime's).
+softmax_opset11 = helper.make_graph(
+    [
+        helper.make_node("Mul", ["x", "x"], ["sq"]),
+        helper.make_node("Softmax", ["sq"], ["rows"]),
+        helper.make_node("LogSoftmax", ["t"], ["last"], axis=-1),
+        helper.make_node("Softmax", ["t"], ["block"], axis=1),
+    ],
+    "softmax_opset11",
+    [vi("x", [3, 37]), vi("t", [2, 3, 19])],
+    [vi("rows", [3, 37]), vi("last", [2, 3, 19]), vi("block", [2, 3, 19])],
+    [],
+)
+write_case("softmax_opset11", softmax_opset11, [rand(3, 37) * 2, rand(2, 3, 19) * 3], opset=11)

@@ -253,5 +253,42 @@ TEST(ElementwiseKernel, AComparisonWithNaNIsFalse) {
   EXPECT_EQ(y, (std::vector<std::uint8_t>{1, 0, 0, 0}));
 }
 
+// softmax(x + b) and log_softmax(x + b) along rows of 19 (a vector and a tail), with values near 100
+// that overflow exp unless the row's maximum is taken out first; against a double computation.
+TEST(ElementwiseKernel, RowsNormaliseAfterTheExpression) {
+  std::vector<float> x(3 * 19), b(19);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 90.0f + static_cast<float>((i * 7) % 23) * 0.5f;
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) - 2.0f;
+  for (const auto form : {RowNormalisation::Softmax, RowNormalisation::LogSoftmax}) {
+    ElementwiseKernel k;
+    k.normalise = form;
+    k.out_type = F;
+    k.out_dims = {3, 19};
+    k.operands = {operand(F, {3, 19}), operand(F, {19})};
+    k.values = {load(0, F), load(1, F), op("Add", {0, 1}, F)};
+    const auto y = run<float>(k, {storage_of(x), storage_of(b)}, 57);
+    for (std::size_t r = 0; r < 3; ++r) {
+      double max = -1e300, sum = 0;
+      for (std::size_t j = 0; j < 19; ++j) max = std::max(max, double{x[r * 19 + j]} + b[j]);
+      for (std::size_t j = 0; j < 19; ++j) sum += std::exp(double{x[r * 19 + j]} + b[j] - max);
+      for (std::size_t j = 0; j < 19; ++j) {
+        const double v = double{x[r * 19 + j]} + b[j] - max;
+        const double want = form == RowNormalisation::Softmax ? std::exp(v) / sum : v - std::log(sum);
+        EXPECT_NEAR(y[r * 19 + j], want, 1e-6 + 1e-6 * std::fabs(want)) << r << ", " << j;
+      }
+    }
+  }
+}
+
+TEST(ElementwiseKernel, ARowOfOneElementIsOne) {
+  ElementwiseKernel k;
+  k.normalise = RowNormalisation::Softmax;
+  k.out_type = F;
+  k.out_dims = {4, 1};
+  k.operands = {operand(F, {4, 1})};
+  k.values = {load(0, F)};
+  EXPECT_EQ(run<float>(k, {storage_of(std::vector<float>{-3, 0, 7, 1e30f})}, 4), (std::vector<float>{1, 1, 1, 1}));
+}
+
 }  // namespace
 }  // namespace loam::lower
