@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "testcase/scope.hpp"
 
 namespace {
@@ -33,7 +35,8 @@ onnx::ModelProto plain(const std::string& op = "Relu") {
 }
 
 std::string reason(const onnx::ModelProto& m) {
-  fs::path file = fs::temp_directory_path() / ("loam_scope_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".onnx");
+  // One file per test process: ctest runs these tests side by side, each in its own process.
+  fs::path file = fs::temp_directory_path() / ("loam_scope_test_" + std::to_string(::getpid()) + ".onnx");
   {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     m.SerializeToOstream(&out);
