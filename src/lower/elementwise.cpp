@@ -177,7 +177,6 @@ class Expression {
     return value_of.back();
   }
 
- private:
   int push(const ExprValue& v) {
     values_.push_back(v);
     return static_cast<int>(values_.size() - 1);

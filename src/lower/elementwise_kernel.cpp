@@ -33,8 +33,6 @@ namespace {
 constexpr int kLanes = 16;
 constexpr std::int64_t kIndexMax = std::numeric_limits<std::int64_t>::max();
 
-int element_bytes(ElementType t) { return t == ElementType::Bool ? 1 : t == ElementType::F32 ? 4 : 8; }
-
 bool is_constant_one(const Extent& e) {
   auto c = e.constant();
   return c && *c == 1;
@@ -407,29 +405,38 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
   std::vector<std::pair<std::string, Type>> extent_params;
   for (std::size_t p = 0; p < passed.size(); ++p) extent_params.emplace_back("d" + std::to_string(p), Type::index());
 
+  // Per merged axis, the product of its extents the build knows, and whether it knows them all (a
+  // stride along such an axis is a constant of the view's type).
+  std::vector<std::int64_t> constant_part(groups.size(), 1);
+  std::vector<std::optional<std::int64_t>> known(groups.size());
+  for (std::size_t j = 0; j < groups.size(); ++j) {
+    bool all = true;
+    for (std::size_t d : groups[j].dims) {
+      if (auto c = k.out_dims[d].constant()) constant_part[j] *= *c;
+      else all = false;
+    }
+    if (all) known[j] = constant_part[j];
+  }
+
   Builder b(module);
-  // The extents of the merged axes, from the result's: constants or the kernel's parameters.
+  // The extents of the first `count` merged axes: constants, the kernel's parameters, or products.
   auto merged_extents = [&](const std::vector<Value*>& params, bool promise, std::size_t count) {
-    std::vector<Value*> dim(k.out_dims.size(), nullptr);
     std::vector<Value*> assumed(params.size(), nullptr);
     for (std::size_t p = 0; p < params.size(); ++p)
       assumed[p] = promise ? b.value("index.assume", {params[p]}, "n", Type::index(),
                                      [](Op& o) { o.attr("facts").facts = {loom::Fact{loom::Fact::Kind::Range, 0, kIndexMax, 1}}; })
                            : params[p];
-    for (std::size_t d = 0; d < k.out_dims.size(); ++d)
-      if (auto c = k.out_dims[d].constant()) dim[d] = nullptr;
-      else dim[d] = assumed[static_cast<std::size_t>(param_of[d])];
     std::vector<Value*> out;
     for (std::size_t j = 0; j < count; ++j) {
-      const Group& g = groups[j];
-      std::int64_t constant = 1;
       Value* product = nullptr;
-      for (std::size_t d : g.dims) {
-        if (auto c = k.out_dims[d].constant()) constant *= *c;
-        else product = product ? b.value("index.mul", {product, dim[d]}, "n", Type::index()) : dim[d];
+      for (std::size_t d : groups[j].dims) {
+        if (k.out_dims[d].constant()) continue;
+        Value* dim = assumed[static_cast<std::size_t>(param_of[d])];
+        product = product ? b.value("index.mul", {product, dim}, "n", Type::index()) : dim;
       }
-      Value* c = b.index(constant, "n");
-      out.push_back(product ? (constant == 1 ? product : b.value("index.mul", {product, c}, "n", Type::index())) : c);
+      if (!product) out.push_back(b.index(constant_part[j], "n"));
+      else if (constant_part[j] == 1) out.push_back(product);
+      else out.push_back(b.value("index.mul", {product, b.index(constant_part[j], "n")}, "n", Type::index()));
     }
     return out;
   };
@@ -454,18 +461,6 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
   for (std::size_t p = 0; p < passed.size(); ++p) params.push_back(launch.args[p].get());
   const std::vector<Value*> extents = merged_extents(params, true, groups.size());
   const std::size_t m = extents.size();
-  // The merged extents the build knows (a stride along them is a constant of the view's type).
-  std::vector<std::optional<std::int64_t>> known(m);
-  for (std::size_t j = 0; j < m; ++j) {
-    std::int64_t product = 1;
-    bool all = true;
-    for (std::size_t d : groups[j].dims) {
-      auto c = k.out_dims[d].constant();
-      if (c) product *= *c;
-      else all = false;
-    }
-    if (all) known[j] = product;
-  }
 
   // Views: the result dense; each operand strided, stride 0 along the axes it broadcasts over.
   Value* base = b.offset(0, "base");
@@ -478,7 +473,7 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
   std::vector<Value*> byte_extent(m, nullptr);
   for (std::size_t i = 0; i < k.operands.size(); ++i) {
     const auto& o = k.operands[i];
-    const int bytes = element_bytes(o.type);
+    const auto bytes = static_cast<std::int64_t>(element_size(o.type));
     loom::StridedLayout layout;
     layout.strides.resize(m);
     // The bytes one step of axis j moves: a number while the extents after j are known, then a value.
