@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "case_names.hpp"
 #include "checkpoint/checkpoint.hpp"
 #include "support/error.hpp"
 
@@ -72,14 +73,6 @@ std::string run_case(const std::filesystem::path& dir) {
   return "no error";
 }
 
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(kCases))
-    if (e.is_directory()) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 class CheckpointRefusal : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CheckpointRefusal, StopsWithTheExactMessage) {
@@ -89,10 +82,10 @@ TEST_P(CheckpointRefusal, StopsWithTheExactMessage) {
   EXPECT_EQ(run_case(dir), expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, CheckpointRefusal, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Cases, CheckpointRefusal, ::testing::ValuesIn(loam_test::case_names(kCases)),
                          [](const auto& info) { return info.param; });
 
-TEST(CheckpointRefusalCases, AreAllThere) { EXPECT_GE(case_names().size(), 30u); }
+TEST(CheckpointRefusalCases, AreAllThere) { EXPECT_GE(loam_test::case_names(kCases).size(), 30u); }
 
 }  // namespace
 }  // namespace loam

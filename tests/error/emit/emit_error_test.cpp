@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "case_names.hpp"
 #include "driver/pipeline.hpp"
 #include "support/error.hpp"
 
@@ -47,15 +48,7 @@ TEST_P(EmitErrorCase, StopsWithTheExactMessage) {
   }
 }
 
-std::vector<std::string> case_names() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(kCases))
-    if (e.is_directory()) out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-INSTANTIATE_TEST_SUITE_P(Cases, EmitErrorCase, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Cases, EmitErrorCase, ::testing::ValuesIn(loam_test::case_names(kCases)),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

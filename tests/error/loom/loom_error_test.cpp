@@ -1,10 +1,10 @@
 // Parses and verifies every case under cases/ and compares the error with NAME.error's first line.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
+#include "case_names.hpp"
 #include "loom/syntax.hpp"
 #include "support/error.hpp"
 #include "support/file.hpp"
@@ -14,14 +14,6 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path cases_dir() { return fs::path(LOAM_SOURCE_DIR) / "tests/error/loom/cases"; }
-
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(cases_dir()))
-    if (e.path().extension() == ".loom") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 class LoomRefusal : public ::testing::TestWithParam<std::string> {};
 
@@ -40,7 +32,7 @@ TEST_P(LoomRefusal, StopsWithTheExactMessage) {
   EXPECT_EQ(actual, expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, LoomRefusal, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Cases, LoomRefusal, ::testing::ValuesIn(loam_test::case_names(cases_dir(), ".loom")),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 }  // namespace

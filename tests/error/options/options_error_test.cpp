@@ -2,10 +2,10 @@
 // message must be exactly NAME.expected.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 
+#include "case_names.hpp"
 #include "options/options.hpp"
 #include "support/error.hpp"
 
@@ -19,14 +19,6 @@ std::string read_text(const std::filesystem::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(kCases))
-    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 class OptionsRefusal : public ::testing::TestWithParam<std::string> {};
@@ -43,10 +35,10 @@ TEST_P(OptionsRefusal, StopsWithTheExactMessage) {
   EXPECT_EQ(got, expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, OptionsRefusal, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Cases, OptionsRefusal, ::testing::ValuesIn(loam_test::case_names(kCases, ".json")),
                          [](const auto& info) { return info.param; });
 
-TEST(OptionsRefusalCases, AreAllThere) { EXPECT_GE(case_names().size(), 20u); }
+TEST(OptionsRefusalCases, AreAllThere) { EXPECT_GE(loam_test::case_names(kCases, ".json").size(), 20u); }
 
 }  // namespace
 }  // namespace loam

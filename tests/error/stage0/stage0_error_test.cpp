@@ -2,11 +2,11 @@
 // compares the error with the exact message in NAME.error (its first line).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "case_names.hpp"
 #include "onnx/reader.hpp"
 #include "options/options.hpp"
 #include "stage0/stage0.hpp"
@@ -17,14 +17,6 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path cases_dir() { return fs::path(LOAM_SOURCE_DIR) / "tests/error/stage0/cases"; }
-
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(cases_dir()))
-    if (e.path().extension() == ".onnxtext") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 class Stage0Refusal : public ::testing::TestWithParam<std::string> {};
 
@@ -48,7 +40,7 @@ TEST_P(Stage0Refusal, StopsWithTheExactMessage) {
   EXPECT_EQ(actual, expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, Stage0Refusal, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Cases, Stage0Refusal, ::testing::ValuesIn(loam_test::case_names(cases_dir(), ".onnxtext")),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 }  // namespace

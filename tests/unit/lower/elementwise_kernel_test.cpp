@@ -4,7 +4,7 @@
 // float past int64 converts to INT64_MIN, Clip's bounds saturate; bools combine as bools; an
 // operand broadcasts with stride 0 and a symbolic extent arrives as the kernel's parameter. The
 // kernels pass Loom's verifier before they run. The float operators are checked against what
-// onnxruntime computed for the same inputs (../runtime/oracle_cases.inc).
+// onnxruntime computed for the same inputs (../runtime/oracle_cases.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,19 +15,13 @@
 #include "loom/verifier.hpp"
 #include "lower/elementwise_kernel.hpp"
 #include "support/error.hpp"
+#include "../runtime/oracle_cases.hpp"
 
 namespace loam::lower {
 namespace {
 
-template <class T>
-struct OracleTensor {
-  std::vector<std::int64_t> shape;
-  std::vector<T> values;
-};
-
-namespace oracle {
-#include "../runtime/oracle_cases.inc"
-}
+using loam_oracle::OracleTensor;
+namespace oracle = loam_oracle::oracle;
 
 using stage0::Extent;
 

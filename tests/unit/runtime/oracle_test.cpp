@@ -3,20 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "loam/runtime.hpp"
+#include "oracle_cases.hpp"
 
 namespace {
 
-template <class T>
-struct OracleTensor {
-  std::vector<std::int64_t> shape;
-  std::vector<T> values;
-};
-
-namespace oracle {
-#include "oracle_cases.inc"
-}
-
 using namespace loam_runtime;
+using loam_oracle::OracleTensor;
+namespace oracle = loam_oracle::oracle;
 
 struct N {};
 struct C {};

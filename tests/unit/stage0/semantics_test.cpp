@@ -6,10 +6,10 @@
 
 #include <onnx/onnx_pb.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
+#include "case_names.hpp"
 #include "onnx/reader.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
@@ -20,14 +20,6 @@ namespace loam::stage0 {
 namespace {
 
 fs::path cases_dir() { return fs::path(LOAM_SOURCE_DIR) / "tests/fixtures/stage0/semantics"; }
-
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(cases_dir()))
-    if (e.is_directory()) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 std::vector<int64_t> dims_of(const fs::path& pb) {
   std::ifstream in(pb, std::ios::binary);
@@ -84,7 +76,7 @@ TEST_P(Semantics, ExtentsAtTwoLengthsAreOnnxruntimeShapes) {
   EXPECT_EQ(sets, 2);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, Semantics, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Cases, Semantics, ::testing::ValuesIn(loam_test::case_names(cases_dir())),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 TEST(Evaluate, DerivedSymbolsComputeByTheirDefinitions) {
