@@ -65,14 +65,24 @@ class Planner {
   }
   const stage0::ValueState* value(const std::string& t) const { return st_.find(t); }
 
-  // The one node reading `t`, when nothing else reads it and the graph does not return it: only
-  // then may the value vanish into a fused call.
+  // The one node reading `t`, once, when nothing else reads it and the graph does not return it:
+  // only then may the value vanish into a contraction's fused call.
   const Node* sole_reader(const std::string& t, std::size_t& index) const {
-    if (outputs_.count(t)) return nullptr;
-    auto it = readers_.find(t);
-    if (it == readers_.end() || it->second.size() != 1) return nullptr;
-    index = it->second[0];
+    auto r = only_reader(t);
+    if (!r || readers_.at(t).size() != 1) return nullptr;
+    index = *r;
     return &model_.graph.nodes.at(index);
+  }
+
+  // The one node reading `t` (perhaps more than once), when the graph does not return it and no
+  // other node or branch reads it.
+  std::optional<std::size_t> only_reader(const std::string& t) const {
+    if (outputs_.count(t)) return std::nullopt;
+    auto it = readers_.find(t);
+    if (it == readers_.end() || it->second.empty()) return std::nullopt;
+    for (auto r : it->second)
+      if (r != it->second[0]) return std::nullopt;
+    return it->second[0];
   }
 
   bool is_float_initializer(const std::string& t) const {
@@ -302,17 +312,6 @@ class Planner {
     f.result = n.outputs.at(0);
     if (fuse_) absorb_epilogue(f, n.outputs.at(0), 1, !has_c);
     return f;
-  }
-
-  // The one node reading `t` (perhaps more than once), when the graph does not return it and no
-  // other node or branch reads it.
-  std::optional<std::size_t> only_reader(const std::string& t) const {
-    if (outputs_.count(t)) return std::nullopt;
-    auto it = readers_.find(t);
-    if (it == readers_.end() || it->second.empty()) return std::nullopt;
-    for (auto r : it->second)
-      if (r != it->second[0]) return std::nullopt;
-    return it->second[0];
   }
 
   bool computes_own_kernel(const FusionPlan& plan, std::size_t index) const {
