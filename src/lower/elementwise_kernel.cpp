@@ -268,6 +268,7 @@ struct Row {
   Value* one = nullptr;
   Value* lanes = nullptr;
   Value* vector_end = nullptr;       // where the whole vectors end
+  bool no_vectors = false;           // the build knows the row is shorter than a vector
 };
 
 // Coordinates of column `c` of the row.
@@ -325,10 +326,12 @@ Value* load_result(Builder& b, const Row& row, Value* c, int lanes) {
   return b.value(lanes ? "vector.load" : "view.load", operands, "y", t);
 }
 
-// Runs `body` over the row: whole vectors of kLanes from 0, then the elements left one at a time.
+// Runs `body` over the row: whole vectors of kLanes from 0 (none in a row the build knows is
+// shorter), then the elements left one at a time.
 void for_each_column(Builder& b, const Row& row, const std::function<void(Value* c, int lanes)>& body) {
   loom::Block* outer = b.insertion();
   for (const int width : {kLanes, 0}) {
+    if (width && row.no_vectors) continue;
     Op& loop = b.op("scf.for", width ? std::vector<Value*>{row.zero, row.vector_end, row.lanes}
                                      : std::vector<Value*>{row.vector_end, row.last, row.one});
     loom::Block& region = b.region(loop, {{"i", Type::index()}});
@@ -342,13 +345,19 @@ void for_each_column(Builder& b, const Row& row, const std::function<void(Value*
 // gives the next accumulator from the current one at column c.
 Value* reduce_row(Builder& b, const Row& row, double init, int kind, const std::function<Value*(Value* acc, Value* c, int lanes)>& step) {
   loom::Block* outer = b.insertion();
-  ExprEmitter vectors(b, kLanes);
-  const Type vt = vectors.type(ElementType::F32), st = Type::scalar(Scalar::F32);
-  Op& vloop = b.op("scf.for", {row.zero, row.vector_end, row.lanes, vectors.f32(init)}, {{"acc", vt}});
-  loom::Block& vbody = b.region(vloop, {{"i", Type::index()}, {"acc", vt}});
-  b.op("scf.yield", {step(vbody.args[1].get(), vbody.args[0].get(), kLanes)});
-  b.set_insertion(*outer);
-  Value* folded = b.value("vector.reduce", {vloop.result(0)}, "acc", st, [kind](Op& o) { o.attr("kind").i = kind; });
+  const Type st = Type::scalar(Scalar::F32);
+  Value* folded = nullptr;
+  if (row.no_vectors) {
+    folded = ExprEmitter(b, 0).f32(init);
+  } else {
+    ExprEmitter vectors(b, kLanes);
+    const Type vt = vectors.type(ElementType::F32);
+    Op& vloop = b.op("scf.for", {row.zero, row.vector_end, row.lanes, vectors.f32(init)}, {{"acc", vt}});
+    loom::Block& vbody = b.region(vloop, {{"i", Type::index()}, {"acc", vt}});
+    b.op("scf.yield", {step(vbody.args[1].get(), vbody.args[0].get(), kLanes)});
+    b.set_insertion(*outer);
+    folded = b.value("vector.reduce", {vloop.result(0)}, "acc", st, [kind](Op& o) { o.attr("kind").i = kind; });
+  }
   Op& sloop = b.op("scf.for", {row.vector_end, row.last, row.one, folded}, {{"acc", st}});
   loom::Block& sbody = b.region(sloop, {{"i", Type::index()}, {"acc", st}});
   b.op("scf.yield", {step(sbody.args[1].get(), sbody.args[0].get(), 0)});
@@ -514,9 +523,14 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
   // Whole vectors along the row, then the elements left one at a time.
   row.zero = b.index(0, "zero");
   row.one = b.index(1, "one");
-  row.lanes = b.index(kLanes, "lanes");
-  Value* vectors = b.value("index.div", {row.last, row.lanes}, "vectors", Type::index());
-  row.vector_end = b.value("index.mul", {vectors, row.lanes}, "vector_end", Type::index());
+  row.no_vectors = known[m - 1] && *known[m - 1] < kLanes;
+  if (row.no_vectors) {
+    row.vector_end = row.zero;
+  } else {
+    row.lanes = b.index(kLanes, "lanes");
+    Value* vectors = b.value("index.div", {row.last, row.lanes}, "vectors", Type::index());
+    row.vector_end = b.value("index.mul", {vectors, row.lanes}, "vector_end", Type::index());
+  }
   if (k.normalise != RowNormalisation::None) {
     emit_row_normalisation(b, k, groups, row);
   } else {
