@@ -185,7 +185,8 @@ def main():
     ghz = clock_ghz()
     peak = 2 * 8 * 2 * ghz  # GFLOP/s: 2 FMA units x 8 float lanes x 2 flops, one core
     print(f"onnxruntime {ort.__version__}, numpy {np.__version__}; clock {ghz:.3f} GHz (/proc/cpuinfo), "
-          f"one-core peak {peak:.1f} GFLOP/s; {args.rounds} rounds, ~{args.sample_ms:g} ms per sample")
+          f"one-core peak {peak:.1f} GFLOP/s; {args.rounds} rounds, ~{args.sample_ms:g} ms per sample; "
+          f"load average {os.getloadavg()[0]:.2f}")
     rows = []
     for model, batch, lib, onnx_model, input_name, shape, ck, out_shape, flops in cases:
         x = rng.uniform(0.0, 255.0 if model == "mnist-12" else 2.0, size=shape).astype(np.float32)
@@ -222,6 +223,7 @@ def main():
                      gflops, 100.0 * gflops / peak, flops * batch / mo, diff,
                      f"{statistics.median(fusion):.2f}" if fusion else "–"))
         sys.stdout.flush()
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
     print()
     print("| model | batch | Loam µs/forward | onnxruntime µs/run | ratio ort/Loam (median) | ratio range | "
           "Loam GFLOP/s | Loam % of peak | ort GFLOP/s | max abs diff | unfused/fused |")
