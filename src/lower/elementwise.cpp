@@ -3,8 +3,11 @@
 // the expression as a constant. Identity, Dropout and a Cast that changes no compute type move no
 // element and stay calls of their own. Softmax and LogSoftmax over the last axis are kernels of the
 // same kind that normalise the row, reading their input as an expression too.
+#include <bit>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 
 #include "axes/naming.hpp"
 #include "lower/context.hpp"
@@ -105,7 +108,17 @@ class Expression {
     return push(ExprValue::apply(name, std::move(args), type, p, q));
   }
 
+  // `reduction` (ReduceSum, ReduceMean, ReduceMax, ReduceMin) of a float value along the row.
+  int reduce(const std::string& reduction, int value) { return push(ExprValue::reduce(reduction, value)); }
+
   ElementType type_of(int value) const { return values_.at(static_cast<std::size_t>(value)).type; }
+
+  // The float number a value is, when it is a constant.
+  std::optional<double> float_constant(int value) const {
+    const ExprValue& v = values_.at(static_cast<std::size_t>(value));
+    if (v.kind != ExprValue::Kind::Constant || v.type != ElementType::F32) return std::nullopt;
+    return v.number;
+  }
 
   // The result as a narrow integer's: wrapped into its range.
   int wrapped(int value, ElementType narrow) {
@@ -124,7 +137,12 @@ class Expression {
     }
     if (operands_.empty()) cx_.error("every operand is a constant; the build should have folded it");
     ElementwiseKernel k;
-    const char* kind = normalise == RowNormalisation::Softmax ? "softmax" : normalise == RowNormalisation::LogSoftmax ? "log_softmax" : "ew";
+    bool reduces = false;
+    for (const auto& v : values_) reduces = reduces || v.kind == ExprValue::Kind::Reduce;
+    const char* kind = normalise == RowNormalisation::Softmax      ? "softmax"
+                       : normalise == RowNormalisation::LogSoftmax ? "log_softmax"
+                       : reduces                                   ? "row"
+                                                                   : "ew";
     k.symbol = kind + std::to_string(cx_.out.loom_kernels.size());
     k.normalise = normalise;
     k.out_type = out_type;
@@ -154,10 +172,7 @@ class Expression {
   }
 
   // The value reading operand `k`, one per operand.
-  int load(int k) {
-    if (auto it = loaded_.find(k); it != loaded_.end()) return it->second;
-    return loaded_[k] = push(ExprValue::load(k, operands_.at(static_cast<std::size_t>(k)).type));
-  }
+  int load(int k) { return push(ExprValue::load(k, operands_.at(static_cast<std::size_t>(k)).type)); }
 
   // An inlined node's values, appended with their operands and earlier values renumbered; an
   // operand this expression reads already is the value that reads it.
@@ -177,9 +192,14 @@ class Expression {
     return value_of.back();
   }
 
+  // The value, or the one computing the same already: a node that several nodes of the kernel
+  // read (a LayerNorm's x - mean, GELU's x) is spliced once per reader, and computed once.
   int push(const ExprValue& v) {
+    auto key = std::make_tuple(v.kind, v.type, v.operand, std::bit_cast<std::uint64_t>(v.number), v.integer, v.op, v.args,
+                               std::bit_cast<std::uint64_t>(v.p), std::bit_cast<std::uint64_t>(v.q));
+    if (auto it = index_.find(key); it != index_.end()) return it->second;
     values_.push_back(v);
-    return static_cast<int>(values_.size() - 1);
+    return index_[key] = static_cast<int>(values_.size() - 1);
   }
 
   LowerContext& cx_;
@@ -187,7 +207,10 @@ class Expression {
   std::vector<Arg> args_;
   std::vector<ExprValue> values_;
   std::map<std::string, int> read_;  // tensor -> the value reading it
-  std::map<int, int> loaded_;        // operand -> the value reading it
+  std::map<std::tuple<ExprValue::Kind, ElementType, int, std::uint64_t, std::int64_t, std::string, std::vector<int>, std::uint64_t,
+                      std::uint64_t>,
+           int>
+      index_;  // each value computed, by what it computes
   std::map<std::size_t, std::string> ops_;  // the operators computed, by node index
 };
 
@@ -219,8 +242,85 @@ bool is_row_normaliser(const Node& n, const stage0::Stage0Result& analysed) {
   return axis == -1 || axis == rank - 1;
 }
 
+namespace {
+
+// The axes a reduction names: its attribute, or (opset 18) its second input, which the build knows.
+std::optional<std::vector<std::int64_t>> reduction_axes(const Node& n, const stage0::Stage0Result& analysed) {
+  if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+    const auto* a = analysed.find(n.inputs[1]);
+    if (!a || !a->value || a->value->kind != stage0::FoldedValue::Kind::Integer) return std::nullopt;
+    std::vector<std::int64_t> axes;
+    for (const auto& e : a->value->ints) {
+      auto c = e.constant();
+      if (!c) return std::nullopt;
+      axes.push_back(*c);
+    }
+    return axes;
+  }
+  const Attribute* a = n.attr("axes");
+  if (!a) return std::vector<std::int64_t>{};
+  if (a->kind != Attribute::Kind::Ints) return std::nullopt;
+  return a->ints;
+}
+
+// Whether the node's input is a float tensor whose last axis `axis` (an attribute, or `fallback`)
+// names.
+bool reads_float_rows(const Node& n, const stage0::Stage0Result& analysed, std::int64_t axis) {
+  if (n.inputs.empty() || n.outputs.empty() || n.outputs[0].empty()) return false;
+  const auto* x = analysed.find(n.inputs[0]);
+  if (!x || x->elem != ElementType::F32 || x->dims.empty()) return false;
+  return axis == -1 || axis == static_cast<std::int64_t>(x->dims.size()) - 1;
+}
+
+}  // namespace
+
+bool is_row_reduction(const Node& n, const stage0::Stage0Result& analysed) {
+  if (!n.domain.empty() || n.outputs.size() != 1) return false;
+  if (n.op_type != "ReduceSum" && n.op_type != "ReduceMean" && n.op_type != "ReduceMax" && n.op_type != "ReduceMin") return false;
+  const Attribute* keep = n.attr("keepdims");
+  if (keep && (keep->kind != Attribute::Kind::Int || keep->i != 1)) return false;
+  auto axes = reduction_axes(n, analysed);
+  return axes && axes->size() == 1 && reads_float_rows(n, analysed, axes->front());
+}
+
+bool is_layer_normaliser(const Node& n, const stage0::Stage0Result& analysed) {
+  if (!n.domain.empty() || n.op_type != "LayerNormalization" || n.inputs.size() < 2 || n.inputs[1].empty()) return false;
+  for (std::size_t k = 1; k < n.outputs.size(); ++k)
+    if (!n.outputs[k].empty()) return false;  // Mean and InvStdDev: the runtime's kernel computes them
+  const Attribute* axis = n.attr("axis");
+  const Attribute* eps = n.attr("epsilon");
+  const Attribute* stash = n.attr("stash_type");
+  if ((axis && axis->kind != Attribute::Kind::Int) || (eps && eps->kind != Attribute::Kind::Float) ||
+      (stash && (stash->kind != Attribute::Kind::Int || stash->i != 1)))
+    return false;
+  return reads_float_rows(n, analysed, axis ? axis->i : -1);
+}
+
 bool lower_elementwise(LowerContext& cx, const Node& n) {
   const std::string& op = n.op_type;
+  if (cx.inline_into_reader && is_row_reduction(n, cx.st)) {
+    // Its reader's kernel reduces the row (the plan inlines a reduction only there).
+    const TensorInfo out = cx.info(n.outputs.at(0));
+    Expression e(cx);
+    e.reduce(op, e.operand(cx.in(0), cx.info(cx.in(0)).axes));
+    e.finish(out);
+    return true;
+  }
+  if (is_layer_normaliser(n, cx.st)) {
+    // ONNX's definition: d = x - mean(x), then d / sqrt(mean(d * d) + epsilon) * scale + bias.
+    constexpr ElementType F = ElementType::F32;
+    const TensorInfo out = cx.info(n.outputs.at(0));
+    Expression e(cx);
+    const int x = e.operand(cx.in(0), out.axes);
+    const int d = e.op("Sub", {x, e.reduce("ReduceMean", x)}, F);
+    const int variance = e.reduce("ReduceMean", e.op("Mul", {d, d}, F));
+    const int epsilon = e.number(static_cast<double>(cx.attr_float("epsilon", 1e-5f)), F);
+    const int inverse = e.op("Reciprocal", {e.op("Sqrt", {e.op("Add", {variance, epsilon}, F)}, F)}, F);
+    int y = e.op("Mul", {e.op("Mul", {d, inverse}, F), e.input(1, out.axes, F)}, F);
+    if (cx.has(2)) y = e.op("Add", {y, e.input(2, out.axes, F)}, F);
+    e.finish(out);
+    return true;
+  }
   if (is_row_normaliser(n, cx.st)) {
     const TensorInfo out = cx.info(n.outputs.at(0));
     Expression e(cx);
@@ -321,6 +421,17 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
       compute = ElementType::F32;
     } else {
       leaf[1] = e.op("Cast", {leaf[1]}, e.type_of(leaf[0]));
+    }
+  }
+  if (op == "Pow" && leaf.size() == 2 && compute == ElementType::F32 && compute_of(cx, out.elem) == ElementType::F32) {
+    // x^2 and x^3 as products (onnxruntime's too): exact for 2, within an ulp of pow for 3, and a
+    // vector multiply where pow is a call per lane (GELU's cube, a LayerNorm's square).
+    const auto exponent = e.float_constant(leaf[1]);
+    if (exponent && (*exponent == 2 || *exponent == 3)) {
+      int r = e.op("Mul", {leaf[0], leaf[0]}, compute);
+      if (*exponent == 3) r = e.op("Mul", {r, leaf[0]}, compute);
+      e.finish(out);
+      return true;
     }
   }
   const bool fmod = op == "Mod" && cx.attr_int("fmod", 0) != 0;

@@ -44,10 +44,12 @@ struct Group {
   std::vector<bool> present;      // per operand: it spans these axes (else it broadcasts along them)
 };
 
-// A normalised row stays the last group, alone, whatever its extent.
+bool has_reduction(const ElementwiseKernel& k);
+
+// A row that is normalised or reduced stays the last group, alone, whatever its extent.
 std::vector<Group> merge_axes(const ElementwiseKernel& k) {
   const std::size_t rank = k.out_dims.size();
-  const bool row = k.normalise != RowNormalisation::None;
+  const bool row = k.normalise != RowNormalisation::None || has_reduction(k);
   std::vector<Group> groups;
   for (std::size_t d = 0; d < rank; ++d) {
     const bool the_row = row && d + 1 == rank;
@@ -269,6 +271,7 @@ struct Row {
   Value* lanes = nullptr;
   Value* vector_end = nullptr;       // where the whole vectors end
   bool no_vectors = false;           // the build knows the row is shorter than a vector
+  std::optional<std::int64_t> known_length;  // the row's length, when the build knows it
 };
 
 // Coordinates of column `c` of the row.
@@ -278,40 +281,104 @@ std::vector<Value*> at_column(const Row& row, Value* c) {
   return at;
 }
 
-// The operand values at column `c` of the row, then the expression: its last value.
-Value* emit_expression(Builder& b, const ElementwiseKernel& k, const std::vector<Group>& groups, const Row& row, Value* c, int lanes) {
-  ExprEmitter e(b, lanes);
-  const std::vector<Value*> at = at_column(row, c);
-  std::vector<Value*> values;
-  std::vector<ElementType> types;
-  for (const auto& v : k.values) {
-    Value* r = nullptr;
-    if (v.kind == ExprValue::Kind::Operand) {
-      const auto& operand = k.operands[static_cast<std::size_t>(v.operand)];
-      std::vector<Value*> operands{row.views[static_cast<std::size_t>(v.operand)]};
-      operands.insert(operands.end(), at.begin(), at.end());
-      const Scalar s = loom_scalar(operand.type);
-      if (lanes && groups.back().present[static_cast<std::size_t>(v.operand)]) {
-        r = b.value("vector.load", operands, "x", Type::shaped(TypeKind::Vector, {loom::Extent::of(lanes)}, s));
-      } else {
-        r = e.splat(b.value("view.load", operands, "x", Type::scalar(s)), operand.type);
-      }
-    } else if (v.kind == ExprValue::Kind::Constant) {
-      r = v.type == ElementType::F32 ? e.f32(v.number) : v.type == ElementType::I64 ? e.i64(v.integer) : e.boolean(v.integer != 0);
-    } else {
-      std::vector<Value*> args;
-      std::vector<ElementType> arg_types;
-      for (int i : v.args) {
-        args.push_back(values.at(static_cast<std::size_t>(i)));
-        arg_types.push_back(types.at(static_cast<std::size_t>(i)));
-      }
-      r = e.emit(v, args, arg_types);
-    }
-    values.push_back(r);
-    types.push_back(v.type);
-  }
-  return values.back();
+// Whether the expression reduces along the row.
+bool has_reduction(const ElementwiseKernel& k) {
+  for (const auto& v : k.values)
+    if (v.kind == ExprValue::Kind::Reduce) return true;
+  return false;
 }
+
+// The expression along one row. A reduction, and a value computed from reductions and constants
+// alone, is a scalar of the row: `reduce` computes them once, in order, each reduction one loop
+// over the row; `at` gives any other value at a column, in the loop's form (scalars or vectors),
+// reading those scalars.
+class RowExpression {
+ public:
+  RowExpression(Builder& b, const ElementwiseKernel& k, const std::vector<Group>& groups, const Row& row)
+      : b_(b), k_(k), groups_(groups), row_(row), of_row_(k.values.size(), false) {
+    for (std::size_t i = 0; i < k.values.size(); ++i) {
+      const auto& v = k.values[i];
+      if (v.kind == ExprValue::Kind::Reduce) {
+        of_row_[i] = true;
+      } else if (v.kind == ExprValue::Kind::Op && !v.args.empty()) {
+        bool all = true, any = false;
+        for (int a : v.args) {
+          const auto j = static_cast<std::size_t>(a);
+          all = all && (of_row_[j] || k.values[j].kind == ExprValue::Kind::Constant);
+          any = any || of_row_[j];
+        }
+        of_row_[i] = all && any;
+      }
+    }
+  }
+
+  // The row's scalars, at the current insertion point (before the loops that read them).
+  void reduce() {
+    for (std::size_t i = 0; i < k_.values.size(); ++i) {
+      if (!of_row_[i]) continue;
+      const auto& v = k_.values[i];
+      scalar_[i] = v.kind == ExprValue::Kind::Reduce ? reduction(v) : at(nullptr, 0, static_cast<int>(i));
+    }
+  }
+
+  // Value `root` (-1: the result) at column c.
+  Value* at(Value* c, int lanes, int root = -1) {
+    if (root < 0) root = static_cast<int>(k_.values.size()) - 1;
+    // The values the root reads, stopping at the row's scalars; computed in the expression's order.
+    std::vector<bool> needed(k_.values.size(), false);
+    needed[static_cast<std::size_t>(root)] = true;
+    for (std::size_t i = static_cast<std::size_t>(root) + 1; i-- > 0;)
+      if (needed[i] && !scalar_.count(i))
+        for (int a : k_.values[i].args) needed[static_cast<std::size_t>(a)] = true;
+    ExprEmitter e(b_, lanes);
+    std::vector<Value*> values(k_.values.size(), nullptr);
+    for (std::size_t i = 0; i <= static_cast<std::size_t>(root); ++i) {
+      if (!needed[i]) continue;
+      const auto& v = k_.values[i];
+      if (auto s = scalar_.find(i); s != scalar_.end()) {
+        values[i] = e.splat(s->second, v.type);
+      } else if (v.kind == ExprValue::Kind::Operand) {
+        values[i] = load(e, v, c, lanes);
+      } else if (v.kind == ExprValue::Kind::Constant) {
+        values[i] = v.type == ElementType::F32 ? e.f32(v.number) : v.type == ElementType::I64 ? e.i64(v.integer) : e.boolean(v.integer != 0);
+      } else if (v.kind == ExprValue::Kind::Reduce) {
+        fail("kernel " + k_.symbol + ": a reduction is read before the row computes it");
+      } else {
+        std::vector<Value*> args;
+        std::vector<ElementType> arg_types;
+        for (int a : v.args) {
+          args.push_back(values.at(static_cast<std::size_t>(a)));
+          arg_types.push_back(k_.values.at(static_cast<std::size_t>(a)).type);
+        }
+        values[i] = e.emit(v, args, arg_types);
+      }
+    }
+    return values[static_cast<std::size_t>(root)];
+  }
+
+ private:
+  Value* load(ExprEmitter& e, const ExprValue& v, Value* c, int lanes) {
+    const auto k = static_cast<std::size_t>(v.operand);
+    const auto& operand = k_.operands[k];
+    std::vector<Value*> operands{row_.views[k]};
+    for (Value* i : at_column(row_, c)) operands.push_back(i);
+    const Scalar s = loom_scalar(operand.type);
+    if (lanes && groups_.back().present[k])
+      return b_.value("vector.load", operands, "x", Type::shaped(TypeKind::Vector, {loom::Extent::of(lanes)}, s));
+    return e.splat(b_.value("view.load", operands, "x", Type::scalar(s)), operand.type);
+  }
+
+  // A sum, maximum or minimum of its argument along the row; a mean divides the sum by the row's
+  // length.
+  Value* reduction(const ExprValue& v);
+
+  Builder& b_;
+  const ElementwiseKernel& k_;
+  const std::vector<Group>& groups_;
+  const Row& row_;
+  std::vector<bool> of_row_;
+  std::map<std::size_t, Value*> scalar_;
+};
 
 void store(Builder& b, const Row& row, Value* value, Value* c, int lanes) {
   std::vector<Value*> operands{value, row.out_view};
@@ -365,19 +432,38 @@ Value* reduce_row(Builder& b, const Row& row, double init, int kind, const std::
   return sloop.result(0);
 }
 
+constexpr int kAdd = 0, kMax = 2, kMin = 3;  // Loom's reduction kinds, by position
+
+Value* RowExpression::reduction(const ExprValue& v) {
+  constexpr ElementType F = ElementType::F32;
+  const int arg = v.args.at(0);
+  if (k_.values.at(static_cast<std::size_t>(arg)).type != F) fail("kernel " + k_.symbol + ": a row reduces f32 values");
+  const bool sum = v.op == "ReduceSum" || v.op == "ReduceMean";
+  const bool max = v.op == "ReduceMax";
+  if (!sum && !max && v.op != "ReduceMin") fail("kernel " + k_.symbol + ": no row reduction " + v.op);
+  const double init = sum ? 0.0 : max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  const char* combine = sum ? "addf" : max ? "maxf" : "minf";
+  Value* r = reduce_row(b_, row_, init, sum ? kAdd : max ? kMax : kMin, [&](Value* acc, Value* c, int lanes) {
+    return ExprEmitter(b_, lanes).op(combine, {acc, at(c, lanes, arg)}, F, "acc");
+  });
+  if (v.op != "ReduceMean") return r;
+  ExprEmitter scalars(b_, 0);
+  Value* n = row_.known_length ? scalars.f32(static_cast<double>(*row_.known_length))
+                               : scalars.op("sitofp", {b_.value("index.cast", {row_.last}, "n", Type::scalar(Scalar::I64))}, F, "n");
+  return scalars.op("divf", {r, n}, F, "mean");
+}
+
 // Softmax or LogSoftmax of the expression along the row, as the runtime's kernel computes it: the
 // maximum, the sum of exp(x - max), then exp(x - max) * (1 / sum) or x - max - log(sum).
-void emit_row_normalisation(Builder& b, const ElementwiseKernel& k, const std::vector<Group>& groups, const Row& row) {
-  constexpr int kAdd = 0, kMax = 2;  // Loom's reduction kinds, by position
+void emit_row_normalisation(Builder& b, const ElementwiseKernel& k, RowExpression& x, const Row& row) {
   constexpr ElementType F = ElementType::F32;
   const bool softmax = k.normalise == RowNormalisation::Softmax;
   Value* max = reduce_row(b, row, -std::numeric_limits<double>::infinity(), kMax, [&](Value* acc, Value* c, int lanes) {
-    return ExprEmitter(b, lanes).op("maxf", {acc, emit_expression(b, k, groups, row, c, lanes)}, F, "max");
+    return ExprEmitter(b, lanes).op("maxf", {acc, x.at(c, lanes)}, F, "max");
   });
   Value* sum = reduce_row(b, row, 0.0, kAdd, [&](Value* acc, Value* c, int lanes) {
     ExprEmitter e(b, lanes);
-    Value* x = emit_expression(b, k, groups, row, c, lanes);
-    Value* exp = e.op("exp", {e.op("subf", {x, e.splat(max, F)}, F)}, F, "exp");
+    Value* exp = e.op("exp", {e.op("subf", {x.at(c, lanes), e.splat(max, F)}, F)}, F, "exp");
     if (softmax) store(b, row, exp, c, lanes);
     return e.op("addf", {acc, exp}, F, "sum");
   });
@@ -387,7 +473,7 @@ void emit_row_normalisation(Builder& b, const ElementwiseKernel& k, const std::v
   for_each_column(b, row, [&](Value* c, int lanes) {
     ExprEmitter e(b, lanes);
     Value* y = softmax ? e.op("mulf", {load_result(b, row, c, lanes), e.splat(scale, F)}, F, "y")
-                       : e.op("subf", {e.op("subf", {emit_expression(b, k, groups, row, c, lanes), e.splat(max, F)}, F), e.splat(scale, F)}, F, "y");
+                       : e.op("subf", {e.op("subf", {x.at(c, lanes), e.splat(max, F)}, F), e.splat(scale, F)}, F, "y");
     store(b, row, y, c, lanes);
   });
 }
@@ -399,6 +485,7 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
     fail("elementwise kernel " + k.symbol + ": the expression's result is not of the result's type");
   if (k.normalise != RowNormalisation::None && (k.out_type != ElementType::F32 || k.out_dims.empty()))
     fail("kernel " + k.symbol + ": a row is normalised in f32, along the result's last axis");
+  if (has_reduction(k) && k.out_dims.empty()) fail("kernel " + k.symbol + ": a row reduction needs the result's last axis");
   const std::vector<Group> groups = merge_axes(k);
   std::vector<Extent> passed;
   std::vector<int> param_of(k.out_dims.size(), -1);
@@ -523,6 +610,7 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
   // Whole vectors along the row, then the elements left one at a time.
   row.zero = b.index(0, "zero");
   row.one = b.index(1, "one");
+  row.known_length = known[m - 1];
   row.no_vectors = known[m - 1] && *known[m - 1] < kLanes;
   if (row.no_vectors) {
     row.vector_end = row.zero;
@@ -531,10 +619,12 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
     Value* vectors = b.value("index.div", {row.last, row.lanes}, "vectors", Type::index());
     row.vector_end = b.value("index.mul", {vectors, row.lanes}, "vector_end", Type::index());
   }
+  RowExpression x(b, k, groups, row);
+  x.reduce();
   if (k.normalise != RowNormalisation::None) {
-    emit_row_normalisation(b, k, groups, row);
+    emit_row_normalisation(b, k, x, row);
   } else {
-    for_each_column(b, row, [&](Value* c, int width) { store(b, row, emit_expression(b, k, groups, row, c, width), c, width); });
+    for_each_column(b, row, [&](Value* c, int width) { store(b, row, x.at(c, width), c, width); });
   }
   b.op("kernel.return", {});
   return passed;

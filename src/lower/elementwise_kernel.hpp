@@ -8,10 +8,14 @@
 // strided view whose broadcast axes have stride 0, so nothing is copied to broadcast. Extents the
 // build knows are constants of the kernel; the others are its parameters.
 //
-// A kernel that normalises rows (Softmax, LogSoftmax over the last axis) keeps that axis as its
-// row, unmerged, and computes the expression three times along it: the row's maximum, the sum of
-// the exponentials (Softmax stores them), then the result. The expression before the normaliser
-// (an attention score's scale and mask) is computed in its loops and never stored.
+// A kernel whose expression reduces along the row (a LayerNorm's means, written as ReduceMean nodes
+// or as LayerNormalization) keeps the last axis as its row, unmerged: each reduction is one loop
+// over the row, and a value computed from reductions and constants alone (the variance plus
+// epsilon, its square root) is a scalar of the row, computed once between the loops; the result's
+// loop reads them. A kernel that normalises rows (Softmax, LogSoftmax over the last axis) keeps its
+// row too and computes the expression three times along it: the row's maximum, the sum of the
+// exponentials (Softmax stores them), then the result. The expression before the normaliser (an
+// attention score's scale and mask) is computed in its loops and never stored.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +32,9 @@ namespace loam::lower {
 // One value of the expression. Types are the compute types the module holds tensors in: F32, I64
 // or Bool.
 struct ExprValue {
-  enum class Kind : std::uint8_t { Operand, Constant, Op };
+  // Reduce: `op` ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin") of args[0] along the row, a
+  // scalar of the row.
+  enum class Kind : std::uint8_t { Operand, Constant, Op, Reduce };
   Kind kind = Kind::Op;
   ElementType type = ElementType::F32;
   int operand = 0;       // Operand: which of the kernel's operands
@@ -53,6 +59,13 @@ struct ExprValue {
     v.type = type;
     v.number = number;
     v.integer = static_cast<std::int64_t>(number);
+    return v;
+  }
+  static ExprValue reduce(std::string op, int arg) {
+    ExprValue v;
+    v.kind = Kind::Reduce;
+    v.op = std::move(op);
+    v.args = {arg};
     return v;
   }
   static ExprValue apply(std::string op, std::vector<int> args, ElementType type, double p = 0, double q = 0) {

@@ -319,32 +319,81 @@ class Planner {
   }
 
   bool elementwise(std::size_t index) const { return is_elementwise_kernel(model_.graph.nodes.at(index), st_); }
+  bool row_reduction(std::size_t index) const { return is_row_reduction(model_.graph.nodes.at(index), st_); }
   // A kernel that computes an elementwise producer of its input in its own loops.
   bool computes_elementwise(std::size_t index) const {
-    return elementwise(index) || is_row_normaliser(model_.graph.nodes.at(index), st_);
+    const Node& n = model_.graph.nodes.at(index);
+    return elementwise(index) || is_row_normaliser(n, st_) || is_layer_normaliser(n, st_);
   }
 
-  // Whether `t`'s value, an elementwise node's result, is one its reader `r` can compute in its own
-  // loop: the reader is an elementwise kernel whose result has the same axes and extents.
-  bool same_elements(const std::string& t, std::size_t r) const {
-    const Node& reader = model_.graph.nodes.at(r);
+  // Whether tensors `t` and `u` have the same axes and extents.
+  bool same_elements(const std::string& t, const std::string& u) const {
     const auto* ta = axes_of(t);
-    const auto* ra = axes_of(reader.outputs.at(0));
+    const auto* ua = axes_of(u);
     const auto* tv = value(t);
-    const auto* rv = value(reader.outputs.at(0));
-    if (!ta || !ra || !tv || !rv || *ta != *ra || tv->dims.size() != rv->dims.size()) return false;
+    const auto* uv = value(u);
+    if (!ta || !ua || !tv || !uv || *ta != *ua || tv->dims.size() != uv->dims.size()) return false;
     for (std::size_t k = 0; k < tv->dims.size(); ++k)
-      if (!(tv->dims[k] == rv->dims[k])) return false;
+      if (!(tv->dims[k] == uv->dims[k])) return false;
     return true;
   }
 
+  // Whether `t` is one element per row of `u`: the same axes and extents but the last, where `t`
+  // has one element.
+  bool one_per_row(const std::string& t, const std::string& u) const {
+    const auto* ta = axes_of(t);
+    const auto* ua = axes_of(u);
+    const auto* tv = value(t);
+    const auto* uv = value(u);
+    if (!ta || !ua || !tv || !uv || ta->size() != ua->size() || ta->empty() || tv->dims.size() != uv->dims.size()) return false;
+    for (std::size_t k = 0; k + 1 < tv->dims.size(); ++k)
+      if (!(tv->dims[k] == uv->dims[k]) || (*ta)[k] != (*ua)[k]) return false;
+    return tv->dims.back().constant() == 1;
+  }
+
+  const std::string& result_of(std::size_t index) const { return model_.graph.nodes.at(index).outputs.at(0); }
+
+  // Walking back from each kernel, the nodes it computes in its own loops: an elementwise node or a
+  // row reduction whose readers all resolve to one kernel, each reading it under the kernel's
+  // elements — the same axes and extents, or (a value computed from row reductions) one element
+  // per row the kernel broadcasts, computed once per row; a reduction's input is the kernel's row.
   void inline_elementwise(FusionPlan& plan) const {
+    // Values computed from row reductions, one element per row (a mean, a variance plus epsilon).
+    std::set<std::string> from_reductions;
     for (const auto& ns : st_.nodes) {
-      if (ns.folded || !computes_own_kernel(plan, ns.index) || !elementwise(ns.index)) continue;
-      const std::string& t = model_.graph.nodes.at(ns.index).outputs[0];
-      auto r = only_reader(t);
-      if (!r || !computes_own_kernel(plan, *r) || !computes_elementwise(*r) || !same_elements(t, *r)) continue;
-      plan.inlined.insert(ns.index);
+      if (ns.folded) continue;
+      const Node& n = model_.graph.nodes.at(ns.index);
+      bool reads = row_reduction(ns.index);
+      if (!reads && elementwise(ns.index))
+        for (const auto& i : n.inputs) reads = reads || from_reductions.count(i);
+      if (reads && n.outputs.size() == 1) from_reductions.insert(n.outputs[0]);
+    }
+    for (auto it = st_.nodes.rbegin(); it != st_.nodes.rend(); ++it) {
+      const std::size_t index = it->index;
+      if (it->folded || !computes_own_kernel(plan, index) || (!elementwise(index) && !row_reduction(index))) continue;
+      const std::string& t = result_of(index);
+      auto readers = readers_.find(t);
+      if (outputs_.count(t) || readers == readers_.end() || readers->second.empty()) continue;
+      std::optional<std::size_t> kernel;
+      bool fits = true;
+      for (std::size_t r : readers->second) {
+        std::optional<std::size_t> by;  // the kernel computing r
+        if (auto in = plan.inlined.find(r); in != plan.inlined.end()) by = in->second;
+        else if (computes_own_kernel(plan, r) && computes_elementwise(r)) by = r;
+        if (!by || (kernel && *kernel != *by)) {
+          fits = false;
+          break;
+        }
+        kernel = by;
+        // How r reads t: a reduction reads the kernel's row; any other node reads t under its own
+        // result's elements, or broadcasts a value of the reductions along the row.
+        if (row_reduction(r)) fits = same_elements(t, result_of(*kernel));
+        else fits = same_elements(t, result_of(r)) || (from_reductions.count(t) && one_per_row(t, result_of(r)));
+        if (!fits) break;
+      }
+      if (!fits || !kernel) continue;
+      if (row_reduction(index) && !same_elements(model_.graph.nodes.at(index).inputs.at(0), result_of(*kernel))) continue;
+      plan.inlined[index] = *kernel;
     }
   }
 
@@ -384,17 +433,14 @@ class Planner {
         d.into = a->second;
         continue;
       }
-      if (plan.inlined.count(ns.index)) {
+      if (auto in = plan.inlined.find(ns.index); in != plan.inlined.end()) {
         d.reason = FusionReason::Fused;
-        d.into = *only_reader(n.outputs[0]);
+        d.into = in->second;
         continue;
       }
       auto h = plan.heads.find(ns.index);
       d.reason = materialised(plan, ns.index, h != plan.heads.end() ? h->second.result : n.outputs.empty() ? "" : n.outputs[0]);
     }
-    // A chain's inner nodes name the node whose call computes them, not the next in the chain.
-    for (auto& [i, d] : plan.decisions)
-      while (d.reason == FusionReason::Fused && d.into && plan.inlined.count(*d.into)) d.into = plan.decisions.at(*d.into).into;
   }
 };
 

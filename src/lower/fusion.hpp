@@ -13,10 +13,14 @@
 //   it is in cache — each only when the value before it has no other reader and is not a graph
 //   output, so no value the graph can observe goes missing.
 //
-// And for the elementwise operators: a node whose value only one elementwise node reads, under the
-// same axes, is computed inside that node's kernel (an elementwise chain: one loop nest, no value in
-// between written to memory). A value the graph returns, several nodes read, a branch reads, or a
-// reader broadcasts to more elements is materialised.
+// And for the elementwise operators: a node whose readers are all computed by one elementwise
+// kernel, under the same axes, is computed inside that kernel (an elementwise chain, or a DAG such
+// as GELU's, which reads x three times: one loop nest, no value in between written to memory). A
+// kernel whose row is the last axis computes a reduction along that row the same way (a LayerNorm
+// written as ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add is one kernel), and the
+// values computed from reductions alone, which its row broadcasts. A value the graph returns,
+// nodes of several kernels read, a branch reads, or a reader broadcasts to more elements is
+// materialised.
 //
 // Every node gets a decision with the reason its value is materialised, from FusionReason's closed
 // list; `--no-fuse` keeps only the weight preparation (packing at load) and fuses nothing.
@@ -63,8 +67,9 @@ struct ProductFusion {
 struct FusionPlan {
   std::map<std::size_t, ProductFusion> heads;  // by head node index
   std::set<std::size_t> absorbed;              // node indices no call of their own computes
-  // Elementwise nodes their one reader's kernel computes (lower/elementwise.cpp inlines them).
-  std::set<std::size_t> inlined;
+  // Elementwise nodes and row reductions a reader's kernel computes (lower/elementwise.cpp inlines
+  // them), by node index: the node whose kernel computes them.
+  std::map<std::size_t, std::size_t> inlined;
   std::map<std::size_t, NodeDecision> decisions;  // every top-level node, by index
 };
 
@@ -79,5 +84,13 @@ bool is_elementwise_kernel(const Node& n, const stage0::Stage0Result& analysed);
 // LogSoftmax (or its form before opset 13) over the last axis. Its input's elementwise producers
 // can be computed in its loops.
 bool is_row_normaliser(const Node& n, const stage0::Stage0Result& analysed);
+
+// Whether the node is a float ReduceSum, ReduceMean, ReduceMax or ReduceMin over its input's last
+// axis that keeps it: a kernel whose row is that input's can compute it as a scalar of the row.
+bool is_row_reduction(const Node& n, const stage0::Stage0Result& analysed);
+
+// Whether lower_elementwise computes the node as a kernel that reduces rows: a float
+// LayerNormalization over the last axis whose Mean and InvStdDev nothing reads.
+bool is_layer_normaliser(const Node& n, const stage0::Stage0Result& analysed);
 
 }  // namespace loam::lower

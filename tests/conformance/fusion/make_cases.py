@@ -331,3 +331,59 @@ softmax_opset11 = helper.make_graph(
     [],
 )
 write_case("softmax_opset11", softmax_opset11, [rand(3, 37) * 2, rand(2, 3, 19) * 3], opset=11)
+
+
+# Reductions along the row, each kernel with them one generated kernel: a LayerNorm as torch exports
+# it before opset 17 (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add; x - mean read by
+# two nodes), rows of 40 (vectors and a tail) with a symbolic batch; LayerNormalization itself, over
+# rows of 7 (no vector) and without a bias; an RMSNorm (Pow, ReduceMean, Add, Sqrt, Reciprocal,
+# Mul, Mul); a softmax written out (x - ReduceMax, Exp, ReduceSum, Div); beside them a mean the
+# graph also returns (materialised, the rest still fused) and a ReduceSum over the first axis (the
+# runtime's reduction).
+rows = helper.make_graph(
+    [
+        const("two", 2.0), const("eps", 1e-5), const("eps6", 1e-6), const("minus_one", [-1], np.int64),
+        const("zero", [0], np.int64),
+        # LayerNorm, decomposed
+        helper.make_node("ReduceMean", ["x"], ["ln_mean"], axes=[-1]),
+        helper.make_node("Sub", ["x", "ln_mean"], ["ln_d"]),
+        helper.make_node("Pow", ["ln_d", "two"], ["ln_sq"]),
+        helper.make_node("ReduceMean", ["ln_sq"], ["ln_var"], axes=[-1]),
+        helper.make_node("Add", ["ln_var", "eps"], ["ln_ve"]),
+        helper.make_node("Sqrt", ["ln_ve"], ["ln_std"]),
+        helper.make_node("Div", ["ln_d", "ln_std"], ["ln_n"]),
+        helper.make_node("Mul", ["ln_n", "gamma"], ["ln_g"]),
+        helper.make_node("Add", ["ln_g", "beta"], ["layer_norm"]),
+        # LayerNormalization
+        helper.make_node("LayerNormalization", ["s", "gamma7", "beta7"], ["layer_normalization"], epsilon=1e-3),
+        helper.make_node("LayerNormalization", ["x", "gamma"], ["no_bias"], axis=1),
+        # RMSNorm
+        helper.make_node("Pow", ["x", "two"], ["rms_sq"]),
+        helper.make_node("ReduceMean", ["rms_sq"], ["rms_ms"], axes=[1]),
+        helper.make_node("Add", ["rms_ms", "eps6"], ["rms_e"]),
+        helper.make_node("Sqrt", ["rms_e"], ["rms_r"]),
+        helper.make_node("Reciprocal", ["rms_r"], ["rms_i"]),
+        helper.make_node("Mul", ["x", "rms_i"], ["rms_n"]),
+        helper.make_node("Mul", ["rms_n", "gamma"], ["rms_norm"]),
+        # a softmax written out
+        helper.make_node("ReduceMax", ["z"], ["so_max"], axes=[-1]),
+        helper.make_node("Sub", ["z", "so_max"], ["so_d"]),
+        helper.make_node("Exp", ["so_d"], ["so_e"]),
+        helper.make_node("ReduceSum", ["so_e", "minus_one"], ["so_sum"]),
+        helper.make_node("Div", ["so_e", "so_sum"], ["written_softmax"]),
+        # a mean the graph returns
+        helper.make_node("ReduceMean", ["z"], ["z_mean"], axes=[-1]),
+        helper.make_node("Sub", ["z", "z_mean"], ["centred"]),
+        # across the batch
+        helper.make_node("ReduceSum", ["z", "zero"], ["column_sum"]),
+        helper.make_node("Mul", ["z", "column_sum"], ["scaled"]),
+    ],
+    "rows",
+    [vi("x", ["N", 40]), vi("s", ["M", 3, 7]), vi("z", ["N", 40])],
+    [vi("layer_norm", ["N", 40]), vi("layer_normalization", ["M", 3, 7]), vi("no_bias", ["N", 40]),
+     vi("rms_norm", ["N", 40]), vi("written_softmax", ["N", 40]), vi("z_mean", ["N", 1]), vi("centred", ["N", 40]),
+     vi("scaled", ["N", 40])],
+    [init("gamma", rand(40) + 1.5), init("beta", rand(40)), init("gamma7", rand(7) + 1.5), init("beta7", rand(7))],
+)
+write_case("rows", rows, [rand(5, 40) * 3 + 0.5, rand(2, 3, 7) * 2, rand(5, 40) * 4])
+
