@@ -17,7 +17,7 @@ visible at the tiny sizes (MLP), negligible at MNIST's.
 
 usage: bench.py WORKDIR [--rounds R] [--sample-ms MS]
 WORKDIR holds what run.sh built: libmnist_b1.so, libmnist_b64.so, libmlp.so, libultraface.so,
-their *_unfused.so twins, mnist_b64.onnx.
+libgpt2_eager_opset14.so, libgpt2_sdpa_opset17.so, their *_unfused.so twins, mnist_b64.onnx.
 """
 import argparse
 import ctypes
@@ -110,7 +110,7 @@ class LoamSide:
         self.lib.loam_bench_init.restype = ctypes.c_int
         self.lib.loam_bench_run.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64]
         self.lib.loam_bench_run.restype = ctypes.c_double
-        self.x = np.ascontiguousarray(x, dtype=np.float32)
+        self.x = np.ascontiguousarray(x)
         ck = checkpoint.encode() if checkpoint else None
         if self.lib.loam_bench_init(self.x.ctypes.data, self.x.shape[0], ck) != 0:
             raise SystemExit(f"{lib_path}: init failed")
@@ -126,7 +126,7 @@ class LoamSide:
 class OrtSide:
     def __init__(self, model, input_name, x):
         self.sess = ort_session(model)
-        self.feed = {input_name: np.ascontiguousarray(x, dtype=np.float32)}
+        self.feed = {input_name: np.ascontiguousarray(x)}
 
     def result(self):
         return self.sess.run(None, self.feed)[0]
@@ -182,6 +182,12 @@ def main():
         ("mlp", 64, "libmlp.so", mlp_bytes, "x", (64, 16), mlp_ck, (64, 4), mlp_flops),
         ("ultraface-rfb-320", 1, "libultraface.so", ultraface, "input", (1, 3, 240, 320), None, (1, 4420, 2), ultraface_flops),
     ]
+    # The tiny GPT-2 of tests/fixtures/gpt2 (two blocks of 32 channels, 8 tokens), both exports.
+    for export in ("eager_opset14", "sdpa_opset17"):
+        path = os.path.join(REPO, "tests/fixtures/gpt2", export, "model.onnx")
+        gpt2 = open(path, "rb").read()
+        cases.append((f"gpt2 {export}", 1, f"libgpt2_{export}.so", gpt2, "input_ids", (1, 8), None, (1, 8, 96),
+                      product_flops(gpt2)))
     ghz = clock_ghz()
     peak = 2 * 8 * 2 * ghz  # GFLOP/s: 2 FMA units x 8 float lanes x 2 flops, one core
     print(f"onnxruntime {ort.__version__}, numpy {np.__version__}; clock {ghz:.3f} GHz (/proc/cpuinfo), "
@@ -189,9 +195,12 @@ def main():
           f"load average {os.getloadavg()[0]:.2f}")
     rows = []
     for model, batch, lib, onnx_model, input_name, shape, ck, out_shape, flops in cases:
-        x = rng.uniform(0.0, 255.0 if model == "mnist-12" else 2.0, size=shape).astype(np.float32)
-        if model != "mnist-12":
-            x -= 1.0
+        if model.startswith("gpt2"):
+            x = rng.integers(0, 96, size=shape).astype(np.int64)
+        else:
+            x = rng.uniform(0.0, 255.0 if model == "mnist-12" else 2.0, size=shape).astype(np.float32)
+            if model != "mnist-12":
+                x -= 1.0
         loam = LoamSide(os.path.join(w, lib), x, ck, out_shape)
         unfused_lib = os.path.join(w, lib.replace(".so", "_unfused.so"))
         unfused = LoamSide(unfused_lib, x, ck, out_shape) if os.path.exists(unfused_lib) else None

@@ -1,8 +1,8 @@
 // One generated module behind a C ABI, so that a Python driver can alternate it with onnxruntime's
 // session.run in one process. Compiled once per module with
 //   -DLOAM_BENCH_HEADER='"mnist_b1.hpp"' -DLOAM_BENCH_NS=mnist_b1 [-DLOAM_BENCH_OUTPUT=scores]
-// The module's forward takes one tensor; its type, and every extent but the first (the batch),
-// come from the module (each of those axes has an EXTENT). LOAM_BENCH_OUTPUT names the output the
+// The module's forward takes one tensor; its type (float, or int64 token ids), and every extent
+// but the first (the batch), come from the module (each of those axes has an EXTENT). LOAM_BENCH_OUTPUT names the output the
 // driver compares when forward returns several. The input tensor and the weights are built once in
 // loam_bench_init (Weights::embedded() where the module embeds them, else Weights::load of the
 // checkpoint); loam_bench_run times only forward calls (upload, kernels, download -- everything
@@ -35,8 +35,8 @@ using Input = InputOf<decltype(&m::forward<m::Cpu>)>::type;
 
 template <class T>
 struct ExtentsOf;
-template <class... A>
-struct ExtentsOf<m::Tensor<float, m::Axes<A...>>> {
+template <class E, class... A>
+struct ExtentsOf<m::Tensor<E, m::Axes<A...>>> {
   // The batch, then each later axis's EXTENT.
   static typename Input::Extents with_batch(std::int64_t batch) {
     typename Input::Extents e{};
@@ -83,9 +83,10 @@ m::Cpu cpu;
 
 extern "C" {
 
-// x holds `batch` rows of the input in row-major order; checkpoint is the safetensors file, or
-// null when the module embeds its weights. Returns 0, or 1 after printing why.
-int loam_bench_init(const float* x, std::int64_t batch, const char* checkpoint) {
+// x holds `batch` rows of the input in row-major order, of the input's element type; checkpoint is
+// the safetensors file, or null when the module embeds its weights. Returns 0, or 1 after printing
+// why.
+int loam_bench_init(const void* x, std::int64_t batch, const char* checkpoint) {
   const auto extents = ExtentsOf<Input>::with_batch(batch);
   for (auto d : extents)
     if (d < 0) {
@@ -113,7 +114,9 @@ int loam_bench_init(const float* x, std::int64_t batch, const char* checkpoint) 
     }
     weights.emplace(std::move(*loaded));
   }
-  input.emplace(Input(extents, std::vector<float>(x, x + batch * row_elements())));
+  using E = typename Input::ElementType;
+  const E* first = static_cast<const E*>(x);
+  input.emplace(Input(extents, std::vector<E>(first, first + batch * row_elements())));
   return 0;
 }
 
@@ -148,8 +151,10 @@ int main(int argc, char** argv) {
   const std::int64_t batch = argc > 1 ? std::atoll(argv[1]) : 1;
   const std::int64_t n = argc > 2 ? std::atoll(argv[2]) : 1;
   const char* checkpoint = argc > 3 ? argv[3] : nullptr;
-  std::vector<float> x(static_cast<std::size_t>(batch * row_elements()));
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 256) / 128.0f - 1.0f;
+  using E = typename Input::ElementType;
+  std::vector<E> x(static_cast<std::size_t>(batch * row_elements()));
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = std::is_floating_point_v<E> ? static_cast<E>(static_cast<float>((i * 37) % 256) / 128.0f - 1.0f) : static_cast<E>(i * 37 % 64);
   if (loam_bench_init(x.data(), batch, checkpoint) != 0) return 1;
   std::vector<float> out(static_cast<std::size_t>(batch) * 16);
   if (loam_bench_run(1, out.data(), static_cast<std::int64_t>(out.size())) < 0) return 1;

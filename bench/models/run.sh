@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Model-level benchmark: the generated module's forward against onnxruntime, MNIST-12 and the MLP at
-# batch 1 and 64 and UltraFace RFB-320 at batch 1, one thread, interleaved; and each module against
+# batch 1 and 64, UltraFace RFB-320 at batch 1 and the tiny GPT-2 of tests/fixtures/gpt2 (both
+# exports, 8 tokens), one thread, interleaved; and each module against
 # itself built with --no-fuse (one kernel per node), so fusion's gain is measured. Not part of CI.
 #
 #   bench/models/run.sh [--rounds R] [--sample-ms MS]     (arguments go to bench.py)
@@ -39,6 +40,12 @@ python3 "$HERE/make_mnist_batch.py" "$REPO/models/mnist-12/model.onnx" mnist_b64
 "$LOAM" build mnist_b64.onnx --options "$REPO/examples/mnist/layout.json" --no-fuse -o mnist_b64_unfused.hpp
 "$LOAM" build "$REPO/examples/mlp/mlp.onnxtext" --options "$REPO/examples/mlp/layout.json" --no-fuse -o mlp_unfused.hpp
 "$LOAM" build "$REPO/models/ultraface-rfb-320/model.onnx" --options ultraface_layout.json --no-fuse -o ultraface_unfused.hpp
+for export in eager_opset14 sdpa_opset17; do
+  "$LOAM" layout "$REPO/tests/fixtures/gpt2/$export/model.onnx" -o "gpt2_${export}_layout.json"
+  "$LOAM" build "$REPO/tests/fixtures/gpt2/$export/model.onnx" --options "gpt2_${export}_layout.json" -o "gpt2_$export.hpp"
+  "$LOAM" build "$REPO/tests/fixtures/gpt2/$export/model.onnx" --options "gpt2_${export}_layout.json" --no-fuse \
+    -o "gpt2_${export}_unfused.hpp"
+done
 
 build() {  # header-stem [extra flags]: the shared library and the standalone driver, compiled at once
   "$CXX" "${CXXFLAGS[@]}" -shared -fPIC -I. -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" "${@:2}" \
@@ -57,6 +64,10 @@ build mnist_b1_unfused
 build mnist_b64_unfused
 build mlp_unfused
 build ultraface_unfused -DLOAM_BENCH_OUTPUT=scores
+for export in eager_opset14 sdpa_opset17; do
+  build "gpt2_$export"
+  build "gpt2_${export}_unfused"
+done
 for p in "${pids[@]}"; do wait "$p"; done  # each compile's failure stops the run
 
 if [[ ${CALLGRIND:-0} == 1 ]]; then

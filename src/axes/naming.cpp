@@ -425,7 +425,7 @@ void Namer::name_node(const Node& n) {
       "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Erf", "Neg", "Abs", "Reciprocal", "Floor",
       "Ceil", "Round", "Sign", "Not", "Sin", "Cos", "Softplus", "LeakyRelu", "Clip", "HardSigmoid",
       "Elu", "Identity", "Cast", "Softmax", "LogSoftmax", "Selu", "Softsign", "Tan", "Atan", "Asin",
-      "Acos", "Sinh", "Cosh", "IsNaN", "HardSwish", "Mish", "Gelu", "Celu", "ThresholdedRelu",
+      "Acos", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsNaN", "IsInf", "HardSwish", "Mish", "Gelu", "Celu", "ThresholdedRelu",
       "SoftmaxFlattened", "LogSoftmaxFlattened", "Slice", "Pad", "Tile", "Hardmax"};
   static const std::set<std::string> broadcasting = {
       "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod", "Equal", "Less", "LessOrEqual",

@@ -14,7 +14,7 @@ enum class FusionReason : std::uint8_t {
   Folded,             // the build computed it; no kernel runs
   PreparedAtLoad,     // a regrouping of a constant weight, done when the weights load
   GraphOutput,        // the graph returns the value
-  SeveralReaders,     // more than one node reads the value (or one node in a branch)
+  SeveralReaders,     // nodes of more than one kernel read the value (or a node in a branch)
   NoReader,           // no node reads the value
   ReaderNotFusable,   // its reader's kernel cannot compute it (not an elementwise kernel, or a
                       // contraction's epilogue that takes only a channel bias and Relu)

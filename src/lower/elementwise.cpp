@@ -17,9 +17,10 @@ namespace loam::lower {
 namespace {
 
 const std::set<std::string>& unary_ops() {
-  static const std::set<std::string> ops = {"Neg",  "Abs", "Relu",  "Sigmoid", "Tanh", "Exp", "Log",
-                                            "Sqrt", "Erf", "Reciprocal", "Floor", "Ceil", "Round", "Sign",
-                                            "Not",  "Sin", "Cos", "Softplus"};
+  static const std::set<std::string> ops = {"Neg",  "Abs",  "Relu",  "Sigmoid", "Tanh",  "Exp",   "Log",      "Sqrt",
+                                            "Erf",  "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Not",  "Sin",
+                                            "Cos",  "Tan",  "Asin",  "Acos",    "Atan",  "Sinh",  "Cosh",     "Asinh",
+                                            "Acosh", "Atanh", "Softplus", "Softsign", "Mish", "IsNaN"};
   return ops;
 }
 
@@ -226,7 +227,8 @@ bool is_elementwise_kernel(const Node& n, const stage0::Stage0Result& analysed) 
     return from && to && (cpp_compute_type(from->elem) != cpp_compute_type(to->elem) || is_narrow_integer(to->elem));
   }
   return unary_ops().count(op) || binary_ops().count(op) || op == "LeakyRelu" || op == "Elu" || op == "HardSigmoid" ||
-         op == "Clip" || op == "Where";
+         op == "Clip" || op == "Where" || op == "IsInf" || op == "Selu" || op == "Celu" || op == "ThresholdedRelu" ||
+         op == "HardSwish";
 }
 
 bool is_row_normaliser(const Node& n, const stage0::Stage0Result& analysed) {
@@ -321,6 +323,22 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
     e.finish(out);
     return true;
   }
+  if (cx.inline_into_reader && is_row_normaliser(n, cx.st)) {
+    // Its reader's kernel computes it along the row, with reductions: the maximum m, the sum s of
+    // exp(x - m), then exp(x - m) * (1 / s) or (x - m) - log(s). The work after it (sdpa's
+    // Where(IsNaN(p), 0, p)) is in the same loop.
+    constexpr ElementType F = ElementType::F32;
+    const TensorInfo out = cx.info(n.outputs.at(0));
+    Expression e(cx);
+    const int x = e.operand(cx.in(0), out.axes);
+    const int shifted = e.op("Sub", {x, e.reduce("ReduceMax", x)}, F);
+    const int exp = e.op("Exp", {shifted}, F);
+    const int sum = e.reduce("ReduceSum", exp);
+    if (op.rfind("Log", 0) == 0) e.op("Sub", {shifted, e.op("Log", {sum}, F)}, F);
+    else e.op("Mul", {exp, e.op("Reciprocal", {sum}, F)}, F);
+    e.finish(out);
+    return true;
+  }
   if (is_row_normaliser(n, cx.st)) {
     const TensorInfo out = cx.info(n.outputs.at(0));
     Expression e(cx);
@@ -341,7 +359,28 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
     return true;
   };
 
+  if (op == "IsNaN") {
+    e.op("IsNaN", {e.operand(cx.in(0), out.axes)}, ElementType::Bool);
+    e.finish(out);
+    return true;
+  }
+  if (op == "IsInf") {
+    e.op("IsInf", {e.operand(cx.in(0), out.axes)}, ElementType::Bool, cx.attr_int("detect_negative", 1) != 0,
+         cx.attr_int("detect_positive", 1) != 0);
+    e.finish(out);
+    return true;
+  }
   if (unary_ops().count(op)) return unary(op);
+  if (op == "Selu") return unary("Selu", cx.attr_float("alpha", 1.67326319217681884765625f), cx.attr_float("gamma", 1.05070102214813232421875f));
+  if (op == "Celu") return unary("Celu", cx.attr_float("alpha", 1.0f));
+  if (op == "ThresholdedRelu") return unary("ThresholdedRelu", cx.attr_float("alpha", 1.0f));
+  if (op == "HardSwish") {
+    // x * HardSigmoid(x) with alpha 1/6 and beta 1/2.
+    const int x = e.operand(cx.in(0), out.axes);
+    e.op("Mul", {x, e.op("HardSigmoid", {x}, ElementType::F32, 1.0 / 6.0, 0.5)}, ElementType::F32);
+    e.finish(out);
+    return true;
+  }
   if (op == "LeakyRelu") return unary("LeakyRelu", cx.attr_float("alpha", 0.01f));
   if (op == "Elu") return unary("Elu", cx.attr_float("alpha", 1.0f));
   if (op == "HardSigmoid") return unary("HardSigmoid", cx.attr_float("alpha", 0.2f), cx.attr_float("beta", 0.5f));

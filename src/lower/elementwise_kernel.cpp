@@ -103,7 +103,7 @@ class ExprEmitter {
   Value* select(Value* c, Value* a, Value* b, ElementType t) { return op("select", {c, a, b}, t, "s"); }
 
   // Loom's predicates, by position in their lists.
-  static constexpr int OEQ = 0, OLT = 2, OLE = 3, OGT = 4, OGE = 5, UNE = 8;
+  static constexpr int OEQ = 0, OLT = 2, OLE = 3, OGT = 4, OGE = 5, UNE = 8, UNO = 13;
   static constexpr int EQ = 0, NE = 1, SLT = 2, SLE = 3, SGT = 4, SGE = 5;
 
   // `x != 0` as an i1, for the logical operators' operands.
@@ -140,6 +140,18 @@ class ExprEmitter {
       if (t[0] == ElementType::F32) return select(cmpf(OEQ, a[0], f32(0)), f32(1), f32(0), rt);
       return select(cmpi(EQ, a[0], i64(0)), i64(1), i64(0), rt);
     }
+    if (o == "IsNaN") return cmpf(UNO, a[0], a[0]);
+    if (o == "IsInf") {
+      // p: detect -inf, q: detect +inf.
+      Value* r = nullptr;
+      for (const auto& [detect, inf] : {std::pair{v.q != 0, std::numeric_limits<double>::infinity()},
+                                        std::pair{v.p != 0, -std::numeric_limits<double>::infinity()}}) {
+        if (!detect) continue;
+        Value* is = cmpf(OEQ, a[0], f32(inf));
+        r = r ? op("ori", {r, is}, ElementType::Bool) : is;
+      }
+      return r ? r : boolean(false);
+    }
     const ElementType et = t.empty() ? rt : t[0];
     if (o == "Equal" || o == "Less" || o == "LessOrEqual" || o == "Greater" || o == "GreaterOrEqual") {
       static const std::map<std::string, std::pair<int, int>> preds = {
@@ -159,14 +171,28 @@ class ExprEmitter {
     static const std::map<std::string, std::string> direct = {
         {"Neg", "negf"}, {"Abs", "absf"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"},   {"Log", "log"},
         {"Sqrt", "sqrt"}, {"Erf", "erf"},  {"Floor", "floor"},     {"Ceil", "ceil"}, {"Round", "roundeven"},
-        {"Sin", "sin"},  {"Cos", "cos"},   {"Add", "addf"},        {"Sub", "subf"}, {"Mul", "mulf"},   {"Div", "divf"},
+        {"Sin", "sin"},  {"Cos", "cos"},   {"Tan", "tan"},  {"Asin", "asin"}, {"Acos", "acos"}, {"Atan", "atan"},
+        {"Sinh", "sinh"}, {"Cosh", "cosh"}, {"Asinh", "asinh"}, {"Acosh", "acosh"}, {"Atanh", "atanh"}, {"Add", "addf"},        {"Sub", "subf"}, {"Mul", "mulf"},   {"Div", "divf"},
         {"Pow", "powf"}, {"Max", "maxf"},  {"Min", "minf"},        {"Mod", "remf"}, {"Fmod", "remf"}};
     if (auto it = direct.find(o); it != direct.end()) return op(it->second, a, F);
     Value* x = a[0];
     if (o == "Relu") return op("maxf", {x, f32(0)}, F);
     if (o == "Reciprocal") return op("divf", {f32(1), x}, F);
     if (o == "Sign") return select(cmpf(OGT, x, f32(0)), f32(1), select(cmpf(OLT, x, f32(0)), f32(-1), x, F), F);
-    if (o == "Softplus") return select(cmpf(OGT, x, f32(20)), x, op("log1p", {op("exp", {x}, F)}, F), F);
+    if (o == "Softplus") return softplus(x);
+    if (o == "Softsign") return op("divf", {x, op("addf", {f32(1), op("absf", {x}, F)}, F)}, F);
+    if (o == "Mish") return op("mulf", {x, op("tanh", {softplus(x)}, F)}, F);
+    if (o == "Selu") {
+      // gamma * x above 0, else gamma * (alpha * e^x - alpha)
+      Value* below = op("subf", {op("mulf", {f32(v.p), op("exp", {x}, F)}, F), f32(v.p)}, F);
+      return op("mulf", {f32(v.q), select(cmpf(OGT, x, f32(0)), x, below, F)}, F);
+    }
+    if (o == "Celu") {
+      // max(0, x) + min(0, alpha * (e^(x / alpha) - 1))
+      Value* e = op("subf", {op("exp", {op("divf", {x, f32(v.p)}, F)}, F), f32(1)}, F);
+      return op("addf", {op("maxf", {f32(0), x}, F), op("minf", {f32(0), op("mulf", {f32(v.p), e}, F)}, F)}, F);
+    }
+    if (o == "ThresholdedRelu") return select(cmpf(OGT, x, f32(v.p)), x, f32(0), F);
     if (o == "LeakyRelu") return select(cmpf(OGE, x, f32(0)), x, op("mulf", {f32(v.p), x}, F), F);
     if (o == "Elu") return select(cmpf(OGE, x, f32(0)), x, op("mulf", {f32(v.p), op("subf", {op("exp", {x}, F), f32(1)}, F)}, F), F);
     if (o == "HardSigmoid")
@@ -179,6 +205,12 @@ class ExprEmitter {
     }
     if (o == "PRelu") return select(cmpf(OLT, x, f32(0)), op("mulf", {x, a[1]}, F), x, F);
     fail("no float form of the elementwise operator " + o);
+  }
+
+  // log(1 + e^x), which is x to float's precision above 20.
+  Value* softplus(Value* x) {
+    constexpr ElementType F = ElementType::F32;
+    return select(cmpf(OGT, x, f32(20)), x, op("log1p", {op("exp", {x}, F)}, F), F);
   }
 
   Value* emit_int(const ExprValue& v, const std::vector<Value*>& a) {

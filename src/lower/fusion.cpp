@@ -370,7 +370,9 @@ class Planner {
     }
     for (auto it = st_.nodes.rbegin(); it != st_.nodes.rend(); ++it) {
       const std::size_t index = it->index;
-      if (it->folded || !computes_own_kernel(plan, index) || (!elementwise(index) && !row_reduction(index))) continue;
+      // A row normaliser computed in its reader's kernel is reductions too (its maximum and sum).
+      const bool along_row = row_reduction(index) || is_row_normaliser(model_.graph.nodes.at(index), st_);
+      if (it->folded || !computes_own_kernel(plan, index) || (!elementwise(index) && !along_row)) continue;
       const std::string& t = result_of(index);
       auto readers = readers_.find(t);
       if (outputs_.count(t) || readers == readers_.end() || readers->second.empty()) continue;
@@ -392,7 +394,7 @@ class Planner {
         if (!fits) break;
       }
       if (!fits || !kernel) continue;
-      if (row_reduction(index) && !same_elements(model_.graph.nodes.at(index).inputs.at(0), result_of(*kernel))) continue;
+      if (along_row && !same_elements(model_.graph.nodes.at(index).inputs.at(0), result_of(*kernel))) continue;
       plan.inlined[index] = *kernel;
     }
   }
@@ -468,12 +470,13 @@ const char* fusion_reason_meaning(FusionReason r) {
     case FusionReason::Folded: return "computed by the build (stage 0); no kernel runs";
     case FusionReason::PreparedAtLoad: return "a regrouping of a constant weight, done once when the weights load";
     case FusionReason::GraphOutput: return "the graph returns the value, so it is materialised";
-    case FusionReason::SeveralReaders: return "more than one node (or an If's branch) reads the value";
+    case FusionReason::SeveralReaders:
+      return "nodes that more than one kernel computes read the value (or an If's branch does)";
     case FusionReason::NoReader: return "no node reads the value";
     case FusionReason::ReaderNotFusable:
-      return "the node reading the value has no kernel that computes it in its own loop (it is neither elementwise nor a row normaliser, or "
-             "is elementwise work a contraction's store does not do: it adds a constant channel bias and applies "
-             "Relu only)";
+      return "the node reading the value has no kernel that computes it in its own loop (it is neither elementwise nor a row normaliser "
+             "nor a reduction along a kernel's row, or is elementwise work a contraction's store does not do: it adds a constant "
+             "channel bias and applies Relu only)";
     case FusionReason::ReaderBroadcasts:
       return "the node reading the value broadcasts it to more elements, so computing it there would repeat it";
     case FusionReason::NotElementwise:

@@ -518,7 +518,8 @@ void register_elementwise(std::vector<OpRule>& r) {
   for (const char* op : {"Min", "Max", "Sum", "Mean"}) r.push_back({"", op, variadic});
   r.push_back({"", "Where", where_op});
   for (const char* op : {"Identity", "Dropout", "Neg", "Abs", "Not", "Relu", "Sqrt", "Reciprocal", "Exp", "Log",
-                         "Floor", "Ceil", "Round", "Tanh", "Erf", "Sigmoid", "Softplus", "Softsign", "Elu", "Selu",
+                         "Floor", "Ceil", "Round", "Tanh", "Erf", "Sigmoid", "Softplus", "Softsign", "Elu", "Selu", "Tan",
+                         "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh",
                          "HardSigmoid", "HardSwish", "Gelu", "LeakyRelu", "Sin", "Cos", "Sign", "IsNaN", "IsInf",
                          "ThresholdedRelu", "Celu", "Mish", "Shrink", "Trilu", "CumSum"})
     r.push_back({"", op, unary_same});

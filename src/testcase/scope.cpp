@@ -68,7 +68,8 @@ const std::set<std::string>& operators_in_scope() {
       "Shape", "Constant",
       // elementwise unary
       "Relu", "Neg", "Abs", "Exp", "Log", "Sqrt", "Tanh", "Reciprocal", "Floor", "Ceil", "Sin", "Cos",
-      "Not", "Sign", "Round", "Softplus", "Elu", "HardSigmoid",
+      "Not", "Sign", "Round", "Softplus", "Elu", "HardSigmoid", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+      "Asinh", "Acosh", "Atanh", "Softsign", "Mish", "IsNaN", "IsInf", "Selu", "Celu", "ThresholdedRelu", "HardSwish",
       // elementwise binary and variadic
       "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Mod", "Equal", "Less",
       "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor"};

@@ -387,3 +387,27 @@ rows = helper.make_graph(
 )
 write_case("rows", rows, [rand(5, 40) * 3 + 0.5, rand(2, 3, 7) * 2, rand(5, 40) * 4])
 
+
+
+# A Softmax whose readers are one elementwise kernel is computed in it, as its two reductions:
+# scaled_dot_product_attention's guard Where(IsNaN(p), 0, p) after a mask that hides every position
+# of one row (that row's Softmax is NaN, the guard's answer 0); a LogSoftmax scaled by a tensor.
+softmax_epilogue = helper.make_graph(
+    [
+        const("zero", 0.0),
+        helper.make_node("Add", ["s", "mask"], ["masked"]),
+        helper.make_node("Softmax", ["masked"], ["p"], axis=-1),
+        helper.make_node("IsNaN", ["p"], ["nan"]),
+        helper.make_node("Where", ["nan", "zero", "p"], ["guarded"]),
+        helper.make_node("LogSoftmax", ["x"], ["lp"], axis=-1),
+        helper.make_node("Mul", ["lp", "w"], ["weighted"]),
+    ],
+    "softmax_epilogue",
+    [vi("s", ["N", 2, 5, 19]), vi("mask", [1, 1, 5, 19]), vi("x", ["N", 37]), vi("w", ["N", 37])],
+    [vi("guarded", ["N", 2, 5, 19]), vi("weighted", ["N", 37])],
+    [],
+)
+hidden = np.zeros((1, 1, 5, 19), dtype=np.float32)
+hidden[0, 0, 1, :] = -np.inf
+hidden[0, 0, 3, 7:] = -np.inf
+write_case("softmax_epilogue", softmax_epilogue, [rand(3, 2, 5, 19) * 4, hidden, rand(3, 37) * 3, rand(3, 37)])
