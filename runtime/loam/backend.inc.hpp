@@ -58,57 +58,36 @@ struct OpaqueBackend {
   template <class E, class L>
   static Tensor<E, L> close(HostTensor<E, L> t) { return Tensor<E, L>(std::move(t)); }
 
-  // Operands the backend reads (weights packed at load are host-side and shared with Cpu).
-  template <class... Ts> auto identity(const Ts&... a) const { return close(cpu_.identity(open(a)...)); }
-  template <class Out, class... Ts> auto reshape(const Ts&... a) const { return close(cpu_.template reshape<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto lift(const Ts&... a) const { return close(cpu_.template lift<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto relabel(const Ts&... a) const { return close(cpu_.template relabel<Out>(open(a)...)); }
+  // The kernels of LOAM_BACKEND_KERNELS (kernels.inc.hpp). Operands the backend reads pass through
+  // `open` (weights packed at load are host-side and shared with Cpu); others are forwarded as
+  // they are.
+#define LOAM_FORWARD_PLAIN(k) \
+  template <class... Ts>      \
+  auto k(const Ts&... a) const { return close(cpu_.k(open(a)...)); }
+#define LOAM_FORWARD_OF(k)               \
+  template <class Out, class... Ts>      \
+  auto k(const Ts&... a) const { return close(cpu_.template k<Out>(open(a)...)); }
+#define LOAM_FORWARD_OF2(k)                    \
+  template <class Out, class Mid, class... Ts> \
+  auto k(const Ts&... a) const { return close(cpu_.template k<Out, Mid>(open(a)...)); }
+#define LOAM_FORWARD_OWN(k)
+  LOAM_BACKEND_KERNELS(LOAM_FORWARD_PLAIN, LOAM_FORWARD_OF, LOAM_FORWARD_OF2, LOAM_FORWARD_OWN)
+#undef LOAM_FORWARD_PLAIN
+#undef LOAM_FORWARD_OF
+#undef LOAM_FORWARD_OF2
+#undef LOAM_FORWARD_OWN
+
+  // The OWN kernels.
   // The condition's one element reaches the host as a download would.
   template <class L> bool read_condition(const Tensor<bool, L>& t) const { return cpu_.read_condition(open(t)); }
-  template <class To, class... Ts> auto cast(const Ts&... a) const { return close(cpu_.template cast<To>(open(a)...)); }
-  template <class Out, class O, class... Ts> auto loom(const Ts&... a) const { return close(cpu_.template loom<Out, O>(open(a)...)); }
-  template <class... Ts> auto matmul(const Ts&... a) const { return close(cpu_.matmul(open(a)...)); }
-  template <class Out, class... Ts> auto matmul_broadcast(const Ts&... a) const { return close(cpu_.template matmul_broadcast<Out>(open(a)...)); }
-  template <class... Ts> auto matmul_bias(const Ts&... a) const { return close(cpu_.matmul_bias(open(a)...)); }
   template <bool TA = false, bool TB = false, class LA, class LB, class... Ts>
   auto gemm(const Tensor<float, LA>& a, const Tensor<float, LB>& b, const Ts&... rest) const { return close(cpu_.template gemm<TA, TB>(open(a), open(b), open(rest)...)); }
   template <bool TA = false, class LA, class K, class N, class... Ts>
   auto gemm(const Tensor<float, LA>& a, const PackedMatrix<K, N>& b, const Ts&... rest) const { return close(cpu_.template gemm<TA>(open(a), b, open(rest)...)); }
-  template <class Out, class... Ts> auto conv(const Ts&... a) const { return close(cpu_.template conv<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto max_pool(const Ts&... a) const { return close(cpu_.template max_pool<Out>(open(a)...)); }
-  template <class Out, class Mid, class... Ts> auto conv_max_pool(const Ts&... a) const { return close(cpu_.template conv_max_pool<Out, Mid>(open(a)...)); }
-  template <class Out, class Mid, class... Ts> auto conv_average_pool(const Ts&... a) const {
-    return close(cpu_.template conv_average_pool<Out, Mid>(open(a)...));
-  }
-  template <class Out, class... Ts> auto max_pool_indices(const Ts&... a) const { return close(cpu_.template max_pool_indices<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto average_pool(const Ts&... a) const { return close(cpu_.template average_pool<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto global_average_pool(const Ts&... a) const { return close(cpu_.template global_average_pool<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto global_max_pool(const Ts&... a) const { return close(cpu_.template global_max_pool<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto transpose(const Ts&... a) const { return close(cpu_.template transpose<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto slice(const Ts&... a) const { return close(cpu_.template slice<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto split_part(const Ts&... a) const { return close(cpu_.template split_part<Out>(open(a)...)); }
   template <class Out, class... Ts> auto concat(std::int64_t axis, const Ts&... a) const { return close(cpu_.template concat<Out>(axis, open(a)...)); }
-  template <class Out, class... Ts> auto gather(const Ts&... a) const { return close(cpu_.template gather<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto expand(const Ts&... a) const { return close(cpu_.template expand<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto tile(const Ts&... a) const { return close(cpu_.template tile<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto pad(const Ts&... a) const { return close(cpu_.template pad<Out>(open(a)...)); }
   template <class Out, class E> auto range(E start, E limit, E delta) const { return close(cpu_.template range<Out, E>(start, limit, delta)); }
   template <class Out, class E> auto constant_of_shape(const std::array<std::int64_t, AxisRank<Out>>& extents, E value = E{}) const {
     return close(cpu_.template constant_of_shape<Out, E>(extents, value));
-  }
-  template <class... Ts> auto softmax(const Ts&... a) const { return close(cpu_.softmax(open(a)...)); }
-  template <class... Ts> auto log_softmax(const Ts&... a) const { return close(cpu_.log_softmax(open(a)...)); }
-  template <class... Ts> auto softmax_flattened(const Ts&... a) const { return close(cpu_.softmax_flattened(open(a)...)); }
-  template <class... Ts> auto log_softmax_flattened(const Ts&... a) const { return close(cpu_.log_softmax_flattened(open(a)...)); }
-  template <class Out, class... Ts> auto reduce_sum(const Ts&... a) const { return close(cpu_.template reduce_sum<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto reduce_mean(const Ts&... a) const { return close(cpu_.template reduce_mean<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto reduce_max(const Ts&... a) const { return close(cpu_.template reduce_max<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto reduce_min(const Ts&... a) const { return close(cpu_.template reduce_min<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto reduce_prod(const Ts&... a) const { return close(cpu_.template reduce_prod<Out>(open(a)...)); }
-  template <class Out, class... Ts> auto argmax(const Ts&... a) const { return close(cpu_.template argmax<Out>(open(a)...)); }
-  template <class... Ts> auto batch_normalization(const Ts&... a) const { return close(cpu_.batch_normalization(open(a)...)); }
-  template <class Out, class... Ts> auto layer_normalization_statistic(const Ts&... a) const {
-    return close(cpu_.template layer_normalization_statistic<Out>(open(a)...));
   }
   template <class L, class LS, class... Ts>
   auto layer_normalization(const Tensor<float, L>& x, const Tensor<float, LS>& scale, const Tensor<float, LS>& bias, const Ts&... rest) const {
@@ -125,3 +104,4 @@ struct OpaqueBackend {
 
 static_assert(Backend<Cpu>, "Cpu must model Backend");
 static_assert(Backend<OpaqueBackend>, "OpaqueBackend must model Backend");
+#undef LOAM_BACKEND_KERNELS

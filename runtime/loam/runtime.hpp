@@ -13,5 +13,6 @@ namespace loam_runtime {
 #include "safetensors.inc.hpp"
 #include "sgemm.inc.hpp"
 #include "cpu.inc.hpp"
+#include "kernels.inc.hpp"
 #include "backend.inc.hpp"
 }  // namespace loam_runtime

@@ -54,6 +54,7 @@ std::string run(const Program& p, std::optional<Stage> stop, emit::WrittenModule
 
   // The fusion plan is made inside lowering, which asks it node by node.
   const lower::LoweredModule lowered = lower::lower_module(p.model, st, naming, p.origin, {p.fuse});
+  lower::verify_lowered(lowered, p.origin);
   if (p.report.text) *p.report.text = lower::fusion_report(p.model, lowered, p.report.json);
   if (stop == Stage::Lowered) return lower::print_lowered(lowered);
 

@@ -152,9 +152,14 @@ struct LoweredModule {
 // …), and the one kernels compute it in (half precision in float, the narrower integers in int64);
 // empty for a type the module cannot hold.
 std::string cpp_element_type(ElementType t);
+std::string cpp_compute_type(ElementType t);
+
 // The module as text, one kernel call a line (`loam build --emit=lowered`).
 std::string print_lowered(const LoweredModule& m);
-std::string cpp_compute_type(ElementType t);
+
+// Stops the build if a call names a kernel the backend seam does not list (a generator's mistake,
+// which the module's compile would otherwise report).
+void verify_lowered(const LoweredModule& m, const std::string& where);
 
 // Lowers every kernel node. Throws loam::Error naming the file and node for an operator (or a form
 // of one) no kernel computes.

@@ -13,6 +13,7 @@ namespace model_a {
 #include "loam/safetensors.inc.hpp"
 #include "loam/sgemm.inc.hpp"
 #include "loam/cpu.inc.hpp"
+#include "loam/kernels.inc.hpp"
 #include "loam/backend.inc.hpp"
 struct Batch {};
 struct In {
@@ -29,6 +30,7 @@ namespace model_b {
 #include "loam/safetensors.inc.hpp"
 #include "loam/sgemm.inc.hpp"
 #include "loam/cpu.inc.hpp"
+#include "loam/kernels.inc.hpp"
 #include "loam/backend.inc.hpp"
 struct Batch {};
 struct In {};

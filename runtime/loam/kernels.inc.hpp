@@ -1,0 +1,24 @@
+// Every kernel of the backend seam, once, by the template arguments that come before its operands:
+//   PLAIN(k)  none                      backend.k(operands...)
+//   OF(k)     one: the result's axes (a cast's element type)
+//   OF2(k)    two: the result's axes and an intermediate's, or a generated kernel's object
+//   OWN(k)    a signature of its own (operands that are not tensors, overloads), forwarded by hand
+// Cpu defines each; OpaqueBackend forwards each (the PLAIN, OF and OF2 ones from this list); the
+// generator calls no kernel this list lacks (src/lower reads it too).
+#define LOAM_BACKEND_KERNELS(PLAIN, OF, OF2, OWN)                                                          \
+  /* boundary and regrouping */                                                                           \
+  OWN(upload) OWN(download) OF(cast) PLAIN(identity) OF(reshape) OF(lift) OF(relabel) OWN(read_condition) \
+  /* generated kernels */                                                                                 \
+  OF2(loom)                                                                                               \
+  /* products */                                                                                          \
+  PLAIN(matmul) OF(matmul_broadcast) PLAIN(matmul_bias) OWN(gemm)                                         \
+  /* convolution and windows */                                                                           \
+  OF(conv) OF(max_pool) OF2(conv_max_pool) OF2(conv_average_pool) OF(max_pool_indices) OF(average_pool)   \
+  OF(global_average_pool) OF(global_max_pool)                                                             \
+  /* movement */                                                                                          \
+  OF(transpose) OF(slice) OF(split_part) OWN(concat) OF(gather) OF(expand) OF(tile) OF(pad) OWN(range)    \
+  OWN(constant_of_shape)                                                                                  \
+  /* reductions and normalisations */                                                                     \
+  PLAIN(softmax) PLAIN(log_softmax) PLAIN(softmax_flattened) PLAIN(log_softmax_flattened) OF(reduce_sum)  \
+  OF(reduce_mean) OF(reduce_max) OF(reduce_min) OF(reduce_prod) OF(argmax) PLAIN(batch_normalization)     \
+  OF(layer_normalization_statistic) OWN(layer_normalization)
