@@ -1,0 +1,294 @@
+// The CPU kernels that move elements: Transpose, Slice, Split, Concat, Gather, Expand, Tile, Pad,
+// Range and ConstantOfShape.
+
+enum class PadMode : std::uint8_t { Constant, Reflect, Edge, Wrap };
+
+struct CpuMovement : CpuBase {
+  // ---------------------------------------------------------------- moving elements
+
+  // Transpose with ONNX's perm: result axis i is input axis perm[i].
+  template <class Out, class E, class L>
+  Tensor<E, Out> transpose(const Tensor<E, L>& t, const std::array<std::int64_t, AxisRank<L>>& perm) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxesPermute<Out, L>, "transpose: the result's axes must be the input's axes, reordered");
+    Ext<R> oe{}, st{};
+    const auto s = t.strides();
+    std::array<bool, R + 1> seen{};
+    for (std::size_t i = 0; i < R; ++i) {
+      const std::size_t from = norm_axis(perm[i], R, "transpose");
+      if (seen[from]) throw KernelMisuse("transpose: perm names axis " + std::to_string(from) + " twice");
+      seen[from] = true;
+      oe[i] = t.extents()[from];
+      st[i] = s[from];
+    }
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    strided_copy<E>(out.mutable_data_unchecked(), t.data(), 0, oe, st);
+    return out;
+  }
+
+  // Transpose named by the result's axes: each result axis is the input axis of that name.
+  template <class Out, class E, class L>
+  Tensor<E, Out> transpose(const Tensor<E, L>& t) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxesPermute<Out, L>, "transpose: the result's axes must be the input's axes, reordered");
+    static_assert([]<std::size_t... I>(std::index_sequence<I...>) { return ((AxisListTraits<L>::template COUNT<AxisAt<I, L>> == 1) && ...); }(std::make_index_sequence<R>{}),
+                  "transpose: an axis name appears twice; spell the permutation");
+    const std::array<std::int64_t, R> perm = []<std::size_t... I>(std::index_sequence<I...>) {
+      return std::array<std::int64_t, R>{static_cast<std::int64_t>(AxisIndex<AxisAt<I, Out>, L>)...};
+    }(std::make_index_sequence<R>{});
+    return transpose<Out>(t, perm);
+  }
+
+  // Slice with ONNX's reading of bounds: negative from the end, clamped to the axis, steps of
+  // either sign; axes not named are taken whole.
+  template <class Out, class E, class L>
+  Tensor<E, Out> slice(const Tensor<E, L>& t, std::span<const std::int64_t> starts, std::span<const std::int64_t> ends,
+                       std::span<const std::int64_t> axes = {}, std::span<const std::int64_t> steps = {}) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxisRank<Out> == R, "slice: the result has the input's rank");
+    if (starts.size() != ends.size() || (!axes.empty() && axes.size() != starts.size()) || (!steps.empty() && steps.size() != starts.size()))
+      throw KernelMisuse("slice: starts, ends, axes and steps must have one length");
+    const auto s = t.strides();
+    Ext<R> oe = t.extents(), st = s;
+    std::int64_t base = 0;
+    std::array<bool, R + 1> seen{};
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      const std::size_t ax = axes.empty() ? i : norm_axis(axes[i], R, "slice");
+      if (seen[ax]) throw KernelMisuse("slice: axis " + std::to_string(ax) + " named twice");
+      seen[ax] = true;
+      const std::int64_t dim = t.extents()[ax];
+      const std::int64_t step = steps.empty() ? 1 : steps[i];
+      if (step == 0) throw KernelMisuse("slice: a step of 0");
+      std::int64_t b = starts[i], e = ends[i];
+      if (b < 0) b += dim;  // then clamped below, per the step's sign
+      if (e < 0) e += dim;
+      std::int64_t count;
+      if (step > 0) {
+        b = std::clamp<std::int64_t>(b, 0, dim);
+        e = std::clamp<std::int64_t>(e, 0, dim);
+        count = e > b ? (e - b + step - 1) / step : 0;
+      } else {
+        b = std::clamp<std::int64_t>(b, -1, dim - 1);
+        e = std::clamp<std::int64_t>(e, -1, dim - 1);
+        count = b > e ? (b - e + (-step) - 1) / (-step) : 0;
+      }
+      oe[ax] = count;
+      st[ax] = s[ax] * step;
+      if (count > 0) base += b * s[ax];
+    }
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    if (out.count() > 0) strided_copy<E>(out.mutable_data_unchecked(), t.data(), base, oe, st);
+    return out;
+  }
+
+  // One output of Split: `length` elements of `axis` from `offset`.
+  template <class Out, class E, class L>
+  Tensor<E, Out> split_part(const Tensor<E, L>& t, std::int64_t axis, std::int64_t offset, std::int64_t length) const {
+    constexpr std::size_t R = AxisRank<L>;
+    const std::size_t ax = norm_axis(axis, R, "split");
+    if (offset < 0 || length < 0 || offset > t.extents()[ax] || length > t.extents()[ax] - offset)
+      throw KernelMisuse("split: the part [" + std::to_string(offset) + ", +" + std::to_string(length) + ") lies outside an axis of " +
+                         std::to_string(t.extents()[ax]));
+    const std::int64_t start[] = {offset}, end[] = {offset + length}, axes[] = {static_cast<std::int64_t>(ax)};
+    return slice<Out>(t, start, end, axes);
+  }
+
+  // Concat along `axis`; the other axes must agree.
+  template <class Out, class E, class... Ls>
+  Tensor<E, Out> concat(std::int64_t axis, const Tensor<E, Ls>&... parts) const {
+    constexpr std::size_t R = AxisRank<Out>;
+    static_assert(sizeof...(Ls) > 0 && ((AxisRank<Ls> == R) && ...), "concat: every part has the result's rank");
+    const std::size_t ax = norm_axis(axis, R, "concat");
+    Ext<R> oe = std::get<0>(std::tie(parts...)).extents();
+    oe[ax] = 0;
+    (
+        [&] {
+          for (std::size_t i = 0; i < R; ++i)
+            if (i != ax && parts.extents()[i] != oe[i])
+              throw KernelMisuse("concat: extents " + std::to_string(parts.extents()[i]) + " and " + std::to_string(oe[i]) + " disagree at axis " + std::to_string(i));
+          oe[ax] += parts.extents()[ax];
+        }(),
+        ...);
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= oe[i];
+    for (std::size_t i = ax + 1; i < R; ++i) inner *= oe[i];
+    E* y = out.mutable_data_unchecked();
+    const std::int64_t row = oe[ax] * inner;
+    std::int64_t at = 0;
+    (
+        [&] {
+          const std::int64_t chunk = parts.extents()[ax] * inner;
+          for (std::int64_t o = 0; o < outer && chunk > 0; ++o) std::copy(parts.data() + o * chunk, parts.data() + (o + 1) * chunk, y + o * row + at);
+          at += chunk;
+        }(),
+        ...);
+    return out;
+  }
+
+  // Gather along `axis`: the result's axes are data's before `axis`, the indices' axes, then
+  // data's after it. Every index is checked: one outside [-extent, extent) is refused, naming
+  // the indices tensor.
+  template <class Out, class E, class LD, class LI>
+  Tensor<E, Out> gather(const Tensor<E, LD>& data, const Tensor<std::int64_t, LI>& indices, std::int64_t axis, std::string_view indices_name = "indices") const {
+    constexpr std::size_t RD = AxisRank<LD>, RI = AxisRank<LI>;
+    static_assert(RD >= 1 && AxisRank<Out> == RD - 1 + RI, "gather: the result's rank is data's rank - 1 + the indices' rank");
+    const std::size_t ax = norm_axis(axis, RD, "gather");
+    const std::int64_t dim = data.extents()[ax];
+    typename Tensor<E, Out>::Extents oe{};
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < ax; ++i) oe[at++] = data.extents()[i];
+    for (std::size_t i = 0; i < RI; ++i) oe[at++] = indices.extents()[i];
+    for (std::size_t i = ax + 1; i < RD; ++i) oe[at++] = data.extents()[i];
+    const std::int64_t* ix = indices.data();
+    for (std::int64_t i = 0; i < indices.count(); ++i)
+      if (ix[i] < -dim || ix[i] >= dim)
+        throw KernelRefusal(InputError{std::string(indices_name), "", "",
+                                       "index " + std::to_string(ix[i]) + " at element " + std::to_string(i) + " lies outside an axis of " + std::to_string(dim)});
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= data.extents()[i];
+    for (std::size_t i = ax + 1; i < RD; ++i) inner *= data.extents()[i];
+    E* y = out.mutable_data_unchecked();
+    const E* d = data.data();
+    const std::int64_t n = indices.count();
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::int64_t k = ix[j] < 0 ? ix[j] + dim : ix[j];
+        std::copy(d + (o * dim + k) * inner, d + (o * dim + k + 1) * inner, y + (o * n + j) * inner);
+      }
+    return out;
+  }
+
+  // Expand: t broadcast against `shape` (both ways, as ONNX reads it).
+  template <class Out, class E, class L>
+  Tensor<E, Out> expand(const Tensor<E, L>& t, std::span<const std::int64_t> shape) const {
+    constexpr std::size_t R = AxisRank<Out>;
+    static_assert(AxisRank<L> <= R, "expand: the result has at least the input's rank");
+    if (shape.size() > R) throw KernelMisuse("expand: the shape has more entries than the result has axes");
+    Ext<R> oe;
+    oe.fill(1);
+    bool first = true;
+    broadcast_into<R>(oe, shape, first, "expand");
+    broadcast_into<R>(oe, t.extents(), first, "expand");
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    const auto block = stretched<E, R>(t, oe);
+    if (out.count() > 0) std::copy(block.get(), block.get() + out.count(), out.mutable_data_unchecked());
+    return out;
+  }
+
+  // Tile: each axis repeated `repeats[i]` times.
+  template <class Out, class E, class L>
+  Tensor<E, Out> tile(const Tensor<E, L>& t, std::span<const std::int64_t> repeats) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxisRank<Out> == R, "tile: the result has the input's rank");
+    if (repeats.size() != R) throw KernelMisuse("tile: one repeat count per axis");
+    Ext<R> oe{};
+    for (std::size_t i = 0; i < R; ++i) {
+      if (repeats[i] < 0) throw KernelMisuse("tile: a negative repeat count");
+      if (__builtin_mul_overflow(t.extents()[i], repeats[i], &oe[i])) throw KernelMisuse("tile: an extent overflows int64");
+    }
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    if (out.count() == 0) return out;
+    E* y = out.mutable_data_unchecked();
+    const auto s = t.strides();
+    std::array<std::int64_t, R + 1> idx{};
+    for (std::int64_t o = 0; o < out.count(); ++o) {
+      std::int64_t src = 0;
+      for (std::size_t d = 0; d < R; ++d) src += (idx[d] % t.extents()[d]) * s[d];
+      y[o] = t.data()[src];
+      for (std::size_t d = R; d-- > 0;) {
+        if (++idx[d] < oe[d]) break;
+        idx[d] = 0;
+      }
+    }
+    return out;
+  }
+
+  // Pad: pads holds the begin of each axis, then the end (negative pads crop).
+  template <class Out, class E, class L>
+  Tensor<E, Out> pad(const Tensor<E, L>& t, std::span<const std::int64_t> pads, PadMode mode = PadMode::Constant, E value = E{}) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxisRank<Out> == R, "pad: the result has the input's rank");
+    if (pads.size() != 2 * R) throw KernelMisuse("pad: two pads per axis");
+    Ext<R> oe{};
+    for (std::size_t i = 0; i < R; ++i) {
+      oe[i] = t.extents()[i] + pads[i] + pads[R + i];
+      if (oe[i] < 0) throw KernelMisuse("pad: a crop larger than axis " + std::to_string(i));
+      if (mode != PadMode::Constant && t.extents()[i] == 0 && oe[i] > 0)
+        throw KernelMisuse("pad: reflect, edge and wrap need a non-empty axis " + std::to_string(i));
+    }
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    if (out.count() == 0) return out;
+    E* y = out.mutable_data_unchecked();
+    const auto s = t.strides();
+    std::array<std::int64_t, R + 1> idx{};
+    for (std::int64_t o = 0; o < out.count(); ++o) {
+      std::int64_t src = 0;
+      bool inside = true;
+      for (std::size_t d = 0; d < R; ++d) {
+        const std::int64_t n = t.extents()[d];
+        std::int64_t i = idx[d] - pads[d];
+        if (i < 0 || i >= n) {
+          switch (mode) {
+            case PadMode::Constant: inside = false; break;
+            case PadMode::Edge: i = i < 0 ? 0 : n - 1; break;
+            case PadMode::Wrap: i = ((i % n) + n) % n; break;
+            case PadMode::Reflect:
+              if (n == 1) {
+                i = 0;
+              } else {
+                const std::int64_t period = 2 * (n - 1);
+                i = ((i % period) + period) % period;
+                if (i >= n) i = period - i;
+              }
+              break;
+          }
+        }
+        src += i * s[d];
+      }
+      y[o] = inside ? t.data()[src] : value;
+      for (std::size_t d = R; d-- > 0;) {
+        if (++idx[d] < oe[d]) break;
+        idx[d] = 0;
+      }
+    }
+    return out;
+  }
+
+  // Range(start, limit, delta): max(ceil((limit - start) / delta), 0) elements.
+  template <class Out, class E>
+  Tensor<E, Out> range(E start, E limit, E delta) const {
+    static_assert(AxisRank<Out> == 1 && (std::is_same_v<E, float> || std::is_same_v<E, std::int64_t>), "range: one axis, float or int64");
+    if (delta == E{0}) throw KernelMisuse("range: a delta of 0");
+    std::int64_t n;
+    if constexpr (std::is_same_v<E, float>) {
+      const double c = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
+      if (!(c < 9.0e18)) throw KernelMisuse("range: too many elements");
+      n = c > 0 ? static_cast<std::int64_t>(c) : 0;
+    } else {
+      // In 128 bits, so a span past int64 cannot wrap.
+      const __int128 span = static_cast<__int128>(limit) - start;
+      __int128 q = span / delta;
+      if (q * delta != span && ((span > 0) == (delta > 0))) ++q;
+      n = q > 0 ? static_cast<std::int64_t>(q) : 0;
+    }
+    auto out = Tensor<E, Out>::uninitialized({n});
+    E* y = out.mutable_data_unchecked();
+    // ONNX defines element i as start + i * delta (accumulated in the element type, as onnxruntime does).
+    E v = start;
+    for (std::int64_t i = 0; i < n; ++i) {
+      y[i] = v;
+      if constexpr (std::is_same_v<E, float>) v += delta;
+      else v = static_cast<E>(static_cast<std::uint64_t>(v) + static_cast<std::uint64_t>(delta));
+    }
+    return out;
+  }
+
+  template <class Out, class E>
+  Tensor<E, Out> constant_of_shape(const Ext<AxisRank<Out>>& extents, E value = E{}) const {
+    auto out = Tensor<E, Out>::uninitialized(extents);
+    std::fill(out.mutable_data_unchecked(), out.mutable_data_unchecked() + out.count(), value);
+    return out;
+  }
+};

@@ -1,0 +1,336 @@
+// The CPU reductions and normalisations: Softmax and LogSoftmax over any axis, ReduceSum, Mean, Max,
+// Min and Prod, ArgMax, BatchNormalization (inference) and LayerNormalization with its statistics.
+
+struct CpuReductions : CpuBase {
+  // ---------------------------------------------------------------- reductions, normalisations
+
+  // Softmax over one axis (opset 13); `log` for LogSoftmax.
+  template <class L>
+  static HostTensor<float, L> softmax_rows(const HostTensor<float, L>& t, std::int64_t outer, std::int64_t len, std::int64_t inner, bool log) {
+    auto out = HostTensor<float, L>::uninitialized(t.extents());
+    const float* x = t.data();
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const float* xs = x + o * len * inner + i;
+        float* ys = y + o * len * inner + i;
+        float m = -std::numeric_limits<float>::infinity();
+        for (std::int64_t k = 0; k < len; ++k) m = std::max(m, xs[k * inner]);
+        float sum = 0.0f;
+        for (std::int64_t k = 0; k < len; ++k) {
+          const float e = std::exp(xs[k * inner] - m);
+          ys[k * inner] = e;
+          sum += e;
+        }
+        if (log) {
+          const float ls = std::log(sum);
+          for (std::int64_t k = 0; k < len; ++k) ys[k * inner] = xs[k * inner] - m - ls;
+        } else {
+          const float inv = 1.0f / sum;
+          for (std::int64_t k = 0; k < len; ++k) ys[k * inner] *= inv;
+        }
+      }
+    return out;
+  }
+
+  template <class L>
+  Tensor<float, L> softmax(const Tensor<float, L>& t, std::int64_t axis = -1) const { return softmax_over(t, axis, false); }
+  template <class L>
+  Tensor<float, L> log_softmax(const Tensor<float, L>& t, std::int64_t axis = -1) const { return softmax_over(t, axis, true); }
+
+  template <class L>
+  static HostTensor<float, L> softmax_over(const HostTensor<float, L>& t, std::int64_t axis, bool log) {
+    constexpr std::size_t R = AxisRank<L>;
+    const std::size_t ax = norm_axis(axis, R, "softmax");
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= t.extents()[i];
+    for (std::size_t i = ax + 1; i < R; ++i) inner *= t.extents()[i];
+    return softmax_rows(t, outer, t.extents()[ax], inner, log);
+  }
+
+  // Softmax before opset 13: the input read as a matrix [prod(axes before axis), prod(the rest)],
+  // each row normalised.
+  template <class L>
+  Tensor<float, L> softmax_flattened(const Tensor<float, L>& t, std::int64_t axis = 1) const { return softmax_matrix(t, axis, false); }
+  template <class L>
+  Tensor<float, L> log_softmax_flattened(const Tensor<float, L>& t, std::int64_t axis = 1) const { return softmax_matrix(t, axis, true); }
+
+  template <class L>
+  static HostTensor<float, L> softmax_matrix(const HostTensor<float, L>& t, std::int64_t axis, bool log) {
+    constexpr std::size_t R = AxisRank<L>;
+    const std::int64_t r = static_cast<std::int64_t>(R);
+    if (axis < -r || axis > r) throw KernelMisuse("softmax: axis " + std::to_string(axis) + " outside rank " + std::to_string(r));
+    const std::size_t ax = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+    std::int64_t outer = 1, len = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= t.extents()[i];
+    for (std::size_t i = ax; i < R; ++i) len *= t.extents()[i];
+    return softmax_rows(t, outer, len, 1, log);
+  }
+
+  enum class ReduceKind : std::uint8_t { Sum, Mean, Max, Min, Prod };
+
+  // Reduce over `axes` (empty: every axis, unless noop_with_empty_axes), keeping reduced axes as
+  // extent 1 when keepdims.
+  template <class Out, class E, class L>
+  static HostTensor<E, Out> reduce_run(const HostTensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims, bool noop_with_empty_axes,
+                                       ReduceKind kind) {
+    constexpr std::size_t R = AxisRank<L>;
+    std::array<bool, R + 1> reduce{};
+    if (axes.empty()) {
+      if (noop_with_empty_axes) {
+        if constexpr (AxisRank<Out> == R) return t.template regrouped<Out>(t.extents());
+        else throw KernelMisuse("reduce: a no-op reduction keeps the rank");
+      }
+      reduce.fill(true);
+    }
+    for (auto a : axes) {
+      const std::size_t i = norm_axis(a, R, "reduce");
+      if (reduce[i] && !axes.empty()) throw KernelMisuse("reduce: axis " + std::to_string(i) + " named twice");
+      reduce[i] = true;
+    }
+    typename HostTensor<E, Out>::Extents oe{};
+    std::size_t at = 0;
+    std::int64_t group = 1;
+    for (std::size_t i = 0; i < R; ++i) {
+      if (reduce[i]) group *= t.extents()[i];
+      if (!reduce[i] || keepdims) {
+        if (at >= AxisRank<Out>) throw KernelMisuse("reduce: the result's axis list has the wrong rank");
+        oe[at++] = reduce[i] ? 1 : t.extents()[i];
+      }
+    }
+    if (at != AxisRank<Out>) throw KernelMisuse("reduce: the result's axis list has the wrong rank");
+    auto out = HostTensor<E, Out>::uninitialized(oe);
+    E* y = out.mutable_data_unchecked();
+    using Acc = std::conditional_t<std::is_same_v<E, float>, double, E>;
+    std::vector<Acc> acc(static_cast<std::size_t>(out.count()));
+    // The identity of each reduction in the accumulator's own type: an integer bound taken
+    // through double would round past the type (2^63 does not fit int64).
+    Acc lowest{}, highest{};
+    if constexpr (std::is_floating_point_v<Acc>) {
+      lowest = -std::numeric_limits<Acc>::infinity();
+      highest = std::numeric_limits<Acc>::infinity();
+    } else {
+      lowest = std::numeric_limits<Acc>::lowest();
+      highest = std::numeric_limits<Acc>::max();
+    }
+    const Acc init = kind == ReduceKind::Max   ? lowest
+                     : kind == ReduceKind::Min ? highest
+                     : kind == ReduceKind::Prod ? Acc{1}
+                                                : Acc{0};
+    std::fill(acc.begin(), acc.end(), init);
+    // Output stride of each input axis (0 where reduced).
+    std::array<std::int64_t, R + 1> ost{};
+    {
+      std::int64_t step = 1;
+      for (std::size_t i = R; i-- > 0;) {
+        if (reduce[i]) {
+          ost[i] = 0;
+        } else {
+          ost[i] = step;
+          step *= t.extents()[i];
+        }
+      }
+    }
+    std::array<std::int64_t, R + 1> idx{};
+    std::int64_t o = 0;
+    const E* x = t.data();
+    for (std::int64_t i = 0; i < t.count(); ++i) {
+      const Acc v = static_cast<Acc>(x[i]);
+      Acc& a = acc[static_cast<std::size_t>(o)];
+      switch (kind) {
+        case ReduceKind::Sum:
+        case ReduceKind::Mean: a += v; break;
+        case ReduceKind::Max: a = (v > a || v != v) ? v : a; break;
+        case ReduceKind::Min: a = (v < a || v != v) ? v : a; break;
+        case ReduceKind::Prod: a *= v; break;
+      }
+      for (std::size_t d = R; d-- > 0;) {
+        o += ost[d];
+        if (++idx[d] < t.extents()[d]) break;
+        o -= ost[d] * t.extents()[d];
+        idx[d] = 0;
+      }
+    }
+    for (std::int64_t j = 0; j < out.count(); ++j) {
+      Acc v = acc[static_cast<std::size_t>(j)];
+      if (kind == ReduceKind::Mean) {
+        if constexpr (std::is_same_v<E, float>) v = group > 0 ? v / static_cast<double>(group) : std::numeric_limits<double>::quiet_NaN();
+        else v = group > 0 ? v / group : 0;
+      }
+      y[j] = static_cast<E>(v);
+    }
+    return out;
+  }
+
+  template <class Out, class E, class L>
+  Tensor<E, Out> reduce_sum(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
+    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Sum);
+  }
+  template <class Out, class E, class L>
+  Tensor<E, Out> reduce_mean(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
+    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Mean);
+  }
+  template <class Out, class E, class L>
+  Tensor<E, Out> reduce_max(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
+    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Max);
+  }
+  template <class Out, class E, class L>
+  Tensor<E, Out> reduce_min(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
+    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Min);
+  }
+  template <class Out, class E, class L>
+  Tensor<E, Out> reduce_prod(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
+    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Prod);
+  }
+
+  // ArgMax along one axis (the first maximum, or the last with select_last_index); NaN wins.
+  template <class Out, class E, class L>
+  Tensor<std::int64_t, Out> argmax(const Tensor<E, L>& t, std::int64_t axis = 0, bool keepdims = true, bool select_last_index = false) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxisRank<Out> == R || AxisRank<Out> + 1 == R, "argmax: the result keeps the rank, or drops the axis");
+    const std::size_t ax = norm_axis(axis, R, "argmax");
+    if ((AxisRank<Out> == R) != keepdims) throw KernelMisuse("argmax: keepdims disagrees with the result's rank");
+    const std::int64_t len = t.extents()[ax];
+    if (len == 0) throw KernelMisuse("argmax: an empty axis has no maximum");
+    typename Tensor<std::int64_t, Out>::Extents oe{};
+    std::size_t at = 0;
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < R; ++i) {
+      if (i < ax) outer *= t.extents()[i];
+      if (i > ax) inner *= t.extents()[i];
+      if (i != ax) oe[at++] = t.extents()[i];
+      else if (keepdims) oe[at++] = 1;
+    }
+    auto out = Tensor<std::int64_t, Out>::uninitialized(oe);
+    std::int64_t* y = out.mutable_data_unchecked();
+    const E* x = t.data();
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const E* xs = x + o * len * inner + i;
+        std::int64_t best = 0;
+        E bv = xs[0];
+        for (std::int64_t k = 1; k < len; ++k) {
+          const E v = xs[k * inner];
+          bool take;
+          if constexpr (std::is_same_v<E, float>) {
+            if (bv != bv) take = select_last_index && v != v;
+            else take = v != v || v > bv || (select_last_index && v == bv);
+          } else {
+            take = v > bv || (select_last_index && v == bv);
+          }
+          if (take) {
+            best = k;
+            bv = v;
+          }
+        }
+        y[o * inner + i] = best;
+      }
+    return out;
+  }
+
+  // BatchNormalization (inference): per channel (axis 1) scale * (x - mean) / sqrt(var + eps) + bias.
+  template <class L, class C>
+  Tensor<float, L> batch_normalization(const Tensor<float, L>& x, const Tensor<float, Axes<C>>& scale, const Tensor<float, Axes<C>>& bias,
+                                       const Tensor<float, Axes<C>>& mean, const Tensor<float, Axes<C>>& var, float epsilon = 1e-5f) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(R >= 2 && std::is_same_v<AxisAt<R >= 2 ? 1 : 0, L>, C>, "batch_normalization: the per-channel tensors run along the input's axis 1");
+    const std::int64_t n = x.extents()[0], c = x.extents()[1];
+    for (const auto* p : {&scale, &bias, &mean, &var})
+      if (p->extents()[0] != c) throw KernelMisuse("batch_normalization: a per-channel tensor holds " + std::to_string(p->extents()[0]) + " elements, not " + std::to_string(c));
+    const std::int64_t plane = n * c == 0 ? 0 : x.count() / (n * c);
+    auto out = Tensor<float, L>::uninitialized(x.extents());
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t ch = 0; ch < c; ++ch) {
+      const float a = batch_norm_factor(scale, var, epsilon, ch);
+      const float b = bias.data()[ch] - mean.data()[ch] * a;
+      for (std::int64_t b0 = 0; b0 < n; ++b0) {
+        const float* xs = x.data() + (b0 * c + ch) * plane;
+        float* ys = y + (b0 * c + ch) * plane;
+        for (std::int64_t i = 0; i < plane; ++i) ys[i] = xs[i] * a + b;
+      }
+    }
+    return out;
+  }
+
+  // Mean and variance of one normalised block, accumulated in double.
+  static std::pair<double, double> layer_norm_moments(const float* xs, std::int64_t len) {
+    double mean = 0.0;
+    for (std::int64_t i = 0; i < len; ++i) mean += xs[i];
+    mean /= static_cast<double>(len);
+    double var = 0.0;
+    for (std::int64_t i = 0; i < len; ++i) var += (xs[i] - mean) * (xs[i] - mean);
+    var /= static_cast<double>(len);
+    return {mean, var};
+  }
+
+  // LayerNormalization's optional outputs: Mean (`inverse_std_dev` false) or InvStdDev
+  // (1 / sqrt(variance + epsilon)), one value per normalised block. Out is x's axis list, the
+  // normalised axes (from `axis` on) at length 1.
+  template <class Out, class L>
+  Tensor<float, Out> layer_normalization_statistic(const Tensor<float, L>& x, std::int64_t axis, float epsilon,
+                                                   bool inverse_std_dev) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxisRank<Out> == R, "layer_normalization_statistic: the statistic keeps every axis of x");
+    const std::size_t ax = norm_axis(axis, R, "layer_normalization_statistic");
+    std::array<std::int64_t, R> ext = x.extents();
+    std::int64_t outer = 1, len = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= ext[i];
+    for (std::size_t i = ax; i < R; ++i) len *= ext[i], ext[i] = 1;
+    auto out = Tensor<float, Out>::uninitialized(ext);
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t o = 0; o < outer; ++o) {
+      const auto [mean, var] = layer_norm_moments(x.data() + o * len, len);
+      y[o] = inverse_std_dev ? static_cast<float>(1.0 / std::sqrt(var + epsilon)) : static_cast<float>(mean);
+    }
+    return out;
+  }
+
+  // LayerNormalization over the axes from `axis` to the end; scale and bias broadcast to them.
+  template <class L, class LS>
+  Tensor<float, L> layer_normalization(const Tensor<float, L>& x, const Tensor<float, LS>& scale, const std::type_identity_t<Tensor<float, LS>>* bias,
+                                       std::int64_t axis = -1,
+                                       float epsilon = 1e-5f) const {
+    constexpr std::size_t R = AxisRank<L>;
+    const std::size_t ax = norm_axis(axis, R, "layer_normalization");
+    std::int64_t outer = 1, len = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= x.extents()[i];
+    for (std::size_t i = ax; i < R; ++i) len *= x.extents()[i];
+    // scale / bias stretched over the normalised block.
+    const auto block_of = [&](const HostTensor<float, LS>& t) {
+      std::vector<float> v(static_cast<std::size_t>(len));
+      constexpr std::size_t rs = AxisRank<LS>;
+      if (rs > R - ax) throw KernelMisuse("layer_normalization: scale has more axes than the normalised block");
+      std::vector<std::int64_t> ext(R - ax), str(R - ax, 0);
+      const auto ts = t.strides();
+      for (std::size_t i = 0; i < R - ax; ++i) {
+        ext[i] = x.extents()[ax + i];
+        const std::size_t shift = (R - ax) - rs;
+        if (i >= shift) {
+          const std::int64_t e = t.extents()[i - shift];
+          if (e != 1 && e != ext[i]) throw KernelMisuse("layer_normalization: scale or bias does not broadcast to the normalised axes");
+          str[i] = e == 1 ? 0 : ts[i - shift];
+        }
+      }
+      strided_copy<float>(v.data(), t.data(), 0, ext, str);
+      return v;
+    };
+    const std::vector<float> g = block_of(scale);
+    const std::vector<float> b = bias ? block_of(*bias) : std::vector<float>(static_cast<std::size_t>(len), 0.0f);
+    auto out = Tensor<float, L>::uninitialized(x.extents());
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t o = 0; o < outer; ++o) {
+      const float* xs = x.data() + o * len;
+      float* ys = y + o * len;
+      const auto [mean, var] = layer_norm_moments(xs, len);
+      const float inv = static_cast<float>(1.0 / std::sqrt(var + epsilon));
+      const float m = static_cast<float>(mean);
+      for (std::int64_t i = 0; i < len; ++i) ys[i] = (xs[i] - m) * inv * g[static_cast<std::size_t>(i)] + b[static_cast<std::size_t>(i)];
+    }
+    return out;
+  }
+  template <class L, class LS>
+  Tensor<float, L> layer_normalization(const Tensor<float, L>& x, const Tensor<float, LS>& scale, const Tensor<float, LS>& bias, std::int64_t axis = -1,
+                                       float epsilon = 1e-5f) const {
+    return layer_normalization(x, scale, &bias, axis, epsilon);
+  }
+};

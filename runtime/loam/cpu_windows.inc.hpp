@@ -1,0 +1,779 @@
+// The CPU kernels over sliding windows: Conv (direct, im2col over the SGEMM, depthwise), MaxPool,
+// AveragePool, their global forms, and a Conv with its pool computed while its product is in cache.
+
+// Geometry of a sliding window (Conv, MaxPool, AveragePool), ONNX's attributes. Empty lists take
+// ONNX's defaults (stride 1, pad 0, dilation 1).
+enum class AutoPad : std::uint8_t { NotSet, SameUpper, SameLower, Valid };
+
+struct WindowParams {
+  std::vector<std::int64_t> kernel_shape;  // pools; a Conv reads its weight's spatial extents
+  std::vector<std::int64_t> strides;
+  std::vector<std::int64_t> pads;  // begin of each spatial axis, then end of each
+  std::vector<std::int64_t> dilations;
+  std::int64_t group = 1;
+  AutoPad auto_pad = AutoPad::NotSet;
+  bool ceil_mode = false;
+  bool count_include_pad = false;
+};
+
+struct CpuWindows : CpuBase {
+  // ---------------------------------------------------------------- windows
+
+  static constexpr std::size_t MAX_SPATIAL = 8;
+
+  struct Window {
+    std::size_t s = 0;
+    std::array<std::int64_t, MAX_SPATIAL> in{}, k{}, stride{}, dil{}, pad_begin{}, pad_end{}, out{};
+
+    // Elements of one input plane and of one output plane (every spatial axis).
+    std::int64_t in_plane() const { return product(in); }
+    std::int64_t out_plane() const { return product(out); }
+    // A window result's extents: the input's batch axis, `channels`, then the window's grid.
+    template <std::size_t R>
+    std::array<std::int64_t, R> result_extents(const std::array<std::int64_t, R>& x, std::int64_t channels) const {
+      std::array<std::int64_t, R> e{};
+      e[0] = x[0];
+      e[1] = channels;
+      for (std::size_t i = 0; i < s; ++i) e[i + 2] = out[i];
+      return e;
+    }
+
+   private:
+    std::int64_t product(const std::array<std::int64_t, MAX_SPATIAL>& v) const {
+      std::int64_t n = 1;
+      for (std::size_t i = 0; i < s; ++i) n *= v[i];
+      return n;
+    }
+  };
+
+  // Output extents and pads of a window, ONNX's rules (auto_pad, ceil_mode, dilations).
+  static Window window(std::span<const std::int64_t> in, std::span<const std::int64_t> kernel, const WindowParams& p, const char* name) {
+    Window w;
+    w.s = in.size();
+    if (w.s > MAX_SPATIAL || kernel.size() != w.s)
+      throw KernelMisuse(std::string(name) + ": " + std::to_string(kernel.size()) + " kernel extents for " + std::to_string(w.s) + " spatial axes");
+    const auto pick = [&](const std::vector<std::int64_t>& v, std::size_t i, std::int64_t dflt) {
+      if (v.empty()) return dflt;
+      if (v.size() <= i) throw KernelMisuse(std::string(name) + ": an attribute list is shorter than the spatial rank");
+      return v[i];
+    };
+    if (!p.pads.empty() && p.pads.size() != 2 * w.s) throw KernelMisuse(std::string(name) + ": pads must hold two entries per spatial axis");
+    for (std::size_t i = 0; i < w.s; ++i) {
+      w.in[i] = in[i];
+      w.k[i] = kernel[i];
+      w.stride[i] = pick(p.strides, i, 1);
+      w.dil[i] = pick(p.dilations, i, 1);
+      if (w.k[i] < 1 || w.stride[i] < 1 || w.dil[i] < 1) throw KernelMisuse(std::string(name) + ": kernel, strides and dilations must be positive");
+      const std::int64_t reach = w.dil[i] * (w.k[i] - 1) + 1;
+      if (p.auto_pad == AutoPad::SameUpper || p.auto_pad == AutoPad::SameLower) {
+        w.out[i] = (w.in[i] + w.stride[i] - 1) / w.stride[i];
+        const std::int64_t total = std::max<std::int64_t>(0, (w.out[i] - 1) * w.stride[i] + reach - w.in[i]);
+        const std::int64_t small = total / 2;
+        w.pad_begin[i] = p.auto_pad == AutoPad::SameUpper ? small : total - small;
+        w.pad_end[i] = total - w.pad_begin[i];
+        continue;
+      }
+      if (p.auto_pad == AutoPad::NotSet) {
+        w.pad_begin[i] = pick(p.pads, i, 0);
+        w.pad_end[i] = p.pads.empty() ? 0 : p.pads[w.s + i];
+      }
+      const std::int64_t span = w.in[i] + w.pad_begin[i] + w.pad_end[i] - reach;
+      if (span < 0)
+        throw KernelMisuse(std::string(name) + ": the padded input (" + std::to_string(w.in[i] + w.pad_begin[i] + w.pad_end[i]) +
+                           ") does not hold the kernel's reach (" + std::to_string(reach) + ") at spatial axis " + std::to_string(i));
+      if (p.ceil_mode) {
+        w.out[i] = (span + w.stride[i] - 1) / w.stride[i] + 1;
+        // The last window must start inside the input or its leading pad.
+        if ((w.out[i] - 1) * w.stride[i] >= w.in[i] + w.pad_begin[i]) --w.out[i];
+      } else {
+        w.out[i] = span / w.stride[i] + 1;
+      }
+    }
+    return w;
+  }
+
+  // im2col of one image's group of channels into B [Cg * prod(k)][P].
+  static void im2col(const float* x, std::int64_t channels, const Window& w, float* b) {
+    std::int64_t in_plane = 1, out_plane = 1, taps = 1;
+    for (std::size_t i = 0; i < w.s; ++i) {
+      in_plane *= w.in[i];
+      out_plane *= w.out[i];
+      taps *= w.k[i];
+    }
+    if (w.s == 2) {
+      const std::int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1];
+      const std::int64_t sh = w.stride[0], sw = w.stride[1];
+      for (std::int64_t c = 0; c < channels; ++c) {
+        const float* plane = x + c * in_plane;
+        for (std::int64_t kh = 0; kh < w.k[0]; ++kh)
+          for (std::int64_t kw = 0; kw < w.k[1]; ++kw) {
+            float* dst = b + ((c * w.k[0] + kh) * w.k[1] + kw) * out_plane;
+            const std::int64_t ih0 = kh * w.dil[0] - w.pad_begin[0], iw0 = kw * w.dil[1] - w.pad_begin[1];
+            // Output rows and columns whose input lies inside the plane.
+            std::int64_t row_lo = ih0 >= 0 ? 0 : (-ih0 + sh - 1) / sh;
+            std::int64_t row_hi = H - ih0 <= 0 ? 0 : (H - ih0 + sh - 1) / sh;
+            std::int64_t lo = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;
+            std::int64_t hi = W - iw0 <= 0 ? 0 : (W - iw0 + sw - 1) / sw;
+            row_lo = std::min(row_lo, OH);
+            row_hi = std::max(row_lo, std::min(row_hi, OH));
+            lo = std::min(lo, OW);
+            hi = std::max(lo, std::min(hi, OW));
+            std::fill(dst, dst + row_lo * OW, 0.0f);
+            std::fill(dst + row_hi * OW, dst + OH * OW, 0.0f);
+            if (row_hi == row_lo || hi == lo) {
+              std::fill(dst + row_lo * OW, dst + row_hi * OW, 0.0f);
+              continue;
+            }
+            if (sh == 1 && sw == 1 && OW == W) {
+              // The tap's rows are the plane shifted: one copy, then the columns it wrapped zeroed.
+              const std::int64_t first = row_lo * OW + lo, last = (row_hi - 1) * OW + hi;
+              const float* src = plane + (row_lo + ih0) * W + (lo + iw0);
+              std::copy(src, src + (last - first), dst + first);
+              for (std::int64_t oh = row_lo; oh < row_hi; ++oh) {
+                float* d = dst + oh * OW;
+                for (std::int64_t ow = 0; ow < lo; ++ow) d[ow] = 0.0f;
+                for (std::int64_t ow = hi; ow < OW; ++ow) d[ow] = 0.0f;
+              }
+              continue;
+            }
+            for (std::int64_t oh = row_lo; oh < row_hi; ++oh) {
+              float* d = dst + oh * OW;
+              const float* row = plane + (oh * sh + ih0) * W;
+              for (std::int64_t ow = 0; ow < lo; ++ow) d[ow] = 0.0f;
+              if (sw == 1) {
+                for (std::int64_t ow = lo; ow < hi; ++ow) d[ow] = row[ow + iw0];
+              } else {
+                for (std::int64_t ow = lo; ow < hi; ++ow) d[ow] = row[ow * sw + iw0];
+              }
+              for (std::int64_t ow = hi; ow < OW; ++ow) d[ow] = 0.0f;
+            }
+          }
+      }
+      return;
+    }
+    // Any other spatial rank: an odometer over kernel taps and output positions.
+    std::array<std::int64_t, MAX_SPATIAL> tap{}, pos{};
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const float* plane = x + c * in_plane;
+      tap.fill(0);
+      for (std::int64_t t = 0; t < taps; ++t) {
+        float* dst = b + (c * taps + t) * out_plane;
+        pos.fill(0);
+        for (std::int64_t o = 0; o < out_plane; ++o) {
+          std::int64_t offset = 0;
+          bool inside = true;
+          for (std::size_t d = 0; d < w.s; ++d) {
+            const std::int64_t i = pos[d] * w.stride[d] - w.pad_begin[d] + tap[d] * w.dil[d];
+            inside = inside && i >= 0 && i < w.in[d];
+            offset = offset * w.in[d] + i;
+          }
+          dst[o] = inside ? plane[offset] : 0.0f;
+          for (std::size_t d = w.s; d-- > 0;) {
+            if (++pos[d] < w.out[d]) break;
+            pos[d] = 0;
+          }
+        }
+        for (std::size_t d = w.s; d-- > 0;) {
+          if (++tap[d] < w.k[d]) break;
+          tap[d] = 0;
+        }
+      }
+    }
+  }
+
+  // Copies a short row (the rows of a plane: tens of floats) in blocks of 8, the last block
+  // overlapping the one before, instead of a vector loop's scalar tail.
+  static void copy_row(const float* s, float* d, std::int64_t n) {
+    if (n < 8) {
+      for (std::int64_t j = 0; j < n; ++j) d[j] = s[j];
+      return;
+    }
+    for (std::int64_t j = 0; j + 8 < n; j += 8) std::memcpy(d + j, s + j, 8 * sizeof(float));
+    std::memcpy(d + n - 8, s + n - 8, 8 * sizeof(float));
+  }
+
+  enum class PoolKind : std::uint8_t { Max, Average };
+
+  // Two spatial axes whose windows tile the input without overlap, padding or dilation (a K x K
+  // window at stride K, as most CNNs pool): each output reads its K * K taps directly. K is a
+  // constant, so the taps unroll and the column loop vectorises; the taps fold in pool2d's order
+  // (down each column, then across), so a NaN lands as it does there.
+  template <int K>
+  static void pool2d_tiled(const float* x, std::int64_t pitch, std::int64_t plane_stride, float* y, std::int64_t planes, const Window& w,
+                           PoolKind kind) {
+    const std::int64_t W = pitch, OH = w.out[0], OW = w.out[1];
+    const float inv = 1.0f / static_cast<float>(K * K);
+    for (std::int64_t pl = 0; pl < planes; ++pl) {
+      const float* src = x + pl * plane_stride;
+      float* dst = y + pl * OH * OW;
+      for (std::int64_t oh = 0; oh < OH; ++oh) {
+        const float* __restrict r = src + oh * K * W;
+        float* __restrict d = dst + oh * OW;
+        if (kind == PoolKind::Max) {
+          for (std::int64_t ow = 0; ow < OW; ++ow) {
+            float acc = 0.0f;
+            for (int kw = 0; kw < K; ++kw) {
+              float c = r[ow * K + kw];
+              for (int kh = 1; kh < K; ++kh) c = c > r[kh * W + ow * K + kw] ? c : r[kh * W + ow * K + kw];
+              acc = kw == 0 ? c : (acc > c ? acc : c);
+            }
+            d[ow] = acc;
+          }
+        } else {
+          for (std::int64_t ow = 0; ow < OW; ++ow) {
+            float acc = 0.0f;
+            for (int kw = 0; kw < K; ++kw) {
+              float c = r[ow * K + kw];
+              for (int kh = 1; kh < K; ++kh) c += r[kh * W + ow * K + kw];
+              acc = kw == 0 ? c : acc + c;
+            }
+            d[ow] = acc * inv;
+          }
+        }
+      }
+    }
+  }
+
+  // Two spatial axes: a window's maximum or sum is taken over its rows first (whole input rows,
+  // a loop that vectorises), then over its columns.
+  static void pool2d(const float* x, std::int64_t pitch, std::int64_t plane_stride, float* y, std::int64_t planes, const Window& w, PoolKind kind,
+                     bool count_include_pad) {
+    const std::int64_t W = w.in[1], OH = w.out[0], OW = w.out[1];
+    const auto taps = [&](std::size_t d, std::int64_t o, std::int64_t& lo, std::int64_t& hi, std::int64_t& padded) {
+      const std::int64_t start = o * w.stride[d] - w.pad_begin[d];
+      lo = start >= 0 ? 0 : (-start + w.dil[d] - 1) / w.dil[d];
+      hi = w.in[d] - start <= 0 ? 0 : std::min(w.k[d], (w.in[d] - start + w.dil[d] - 1) / w.dil[d]);
+      hi = std::max(hi, lo);
+      padded = std::max<std::int64_t>(0, std::min(w.k[d], (w.in[d] + w.pad_end[d] - start + w.dil[d] - 1) / w.dil[d]));
+      return start;
+    };
+    std::vector<std::int64_t> col_start(static_cast<std::size_t>(OW)), col_lo(static_cast<std::size_t>(OW)), col_hi(static_cast<std::size_t>(OW)),
+        col_padded(static_cast<std::size_t>(OW));
+    for (std::int64_t ow = 0; ow < OW; ++ow) {
+      const auto i = static_cast<std::size_t>(ow);
+      col_start[i] = taps(1, ow, col_lo[i], col_hi[i], col_padded[i]);
+    }
+    // The output columns whose every tap lies inside the row (a contiguous range).
+    std::int64_t interior_lo = 0, interior_hi = 0;
+    {
+      std::int64_t ow = 0;
+      while (ow < OW && !(col_lo[static_cast<std::size_t>(ow)] == 0 && col_hi[static_cast<std::size_t>(ow)] == w.k[1])) ++ow;
+      interior_lo = ow;
+      while (ow < OW && col_lo[static_cast<std::size_t>(ow)] == 0 && col_hi[static_cast<std::size_t>(ow)] == w.k[1]) ++ow;
+      interior_hi = ow;
+    }
+    std::vector<float> rows(static_cast<std::size_t>(W)), starts(static_cast<std::size_t>(W));
+    const float init = kind == PoolKind::Max ? std::numeric_limits<float>::lowest() : 0.0f;
+    const std::int64_t dw = w.dil[1], sw = w.stride[1];
+    // Every pass below runs over contiguous floats with no branch, so it vectorises (a max of two
+    // floats written `a > b ? a : b` is one vector max).
+    const auto fold = [kind](float* __restrict acc, const float* __restrict v, std::int64_t n) {
+      if (kind == PoolKind::Max) {
+        for (std::int64_t j = 0; j < n; ++j) acc[j] = acc[j] > v[j] ? acc[j] : v[j];
+      } else {
+        for (std::int64_t j = 0; j < n; ++j) acc[j] += v[j];
+      }
+    };
+    // Interior output columns read the row from start column c0 on, every sw-th start an output.
+    const std::int64_t c0 = interior_lo * sw - w.pad_begin[1];
+    const std::int64_t span = interior_hi > interior_lo ? (interior_hi - interior_lo - 1) * sw + 1 : 0;
+    for (std::int64_t pl = 0; pl < planes; ++pl) {
+      const float* src = x + pl * plane_stride;
+      float* dst = y + pl * OH * OW;
+      for (std::int64_t oh = 0; oh < OH; ++oh) {
+        std::int64_t lo, hi, padded_rows;
+        const std::int64_t start = taps(0, oh, lo, hi, padded_rows);
+        // The window's rows reduced first: the first tap's row copied, the others folded in.
+        float* r = rows.data();
+        if (hi > lo) {
+          std::copy(src + (start + lo * w.dil[0]) * pitch, src + (start + lo * w.dil[0]) * pitch + W, r);
+          for (std::int64_t t = lo + 1; t < hi; ++t) fold(r, src + (start + t * w.dil[0]) * pitch, W);
+        } else {
+          std::fill(r, r + W, init);
+        }
+        // Then the interior columns: the window's value at every start column (one pass per tap),
+        // of which every sw-th is an output.
+        float* d = dst + oh * OW;
+        if (span > 0) {
+          float* m = starts.data();
+          std::copy(r + c0, r + c0 + span, m);
+          for (std::int64_t t = 1; t < w.k[1]; ++t) fold(m, r + c0 + t * dw, span);
+          for (std::int64_t ow = interior_lo; ow < interior_hi; ++ow) d[ow] = m[(ow - interior_lo) * sw];
+        }
+        if (kind == PoolKind::Average) {
+          const std::int64_t divisor = count_include_pad ? padded_rows * w.k[1] : (hi - lo) * w.k[1];
+          const float inv = divisor > 0 ? 1.0f / static_cast<float>(divisor) : 0.0f;
+          for (std::int64_t ow = interior_lo; ow < interior_hi; ++ow) d[ow] = divisor > 0 ? d[ow] * inv : 0.0f;
+        }
+        for (std::int64_t ow = 0; ow < OW; ++ow) {
+          if (ow == interior_lo) ow = interior_hi;
+          if (ow >= OW) break;
+          const auto i = static_cast<std::size_t>(ow);
+          const std::int64_t c = col_start[i];
+          float acc = init;
+          if (kind == PoolKind::Max) {
+            for (std::int64_t t = col_lo[i]; t < col_hi[i]; ++t) acc = acc > r[c + t * dw] ? acc : r[c + t * dw];
+          } else {
+            for (std::int64_t t = col_lo[i]; t < col_hi[i]; ++t) acc += r[c + t * dw];
+            const std::int64_t divisor = count_include_pad ? padded_rows * col_padded[i] : (hi - lo) * (col_hi[i] - col_lo[i]);
+            acc = divisor > 0 ? acc / static_cast<float>(divisor) : 0.0f;
+          }
+          d[ow] = acc;
+        }
+      }
+    }
+  }
+
+  // A 2-D pool over planes of rows `pitch` apart, planes `plane_stride` apart (a Conv's product
+  // read in place has both wider than the plane): the direct path where the windows tile the input.
+  struct PoolStep {
+    Window w;
+    PoolKind kind = PoolKind::Max;
+    bool count_include_pad = false;
+  };
+  static void pool2d_planes(const float* x, std::int64_t pitch, std::int64_t plane_stride, float* y, std::int64_t planes, const PoolStep& step) {
+    const Window& w = step.w;
+    const bool tiled = w.k[0] == w.k[1] && w.stride[0] == w.k[0] && w.stride[1] == w.k[1] && w.dil[0] == 1 && w.dil[1] == 1 &&
+                       w.pad_begin[0] == 0 && w.pad_begin[1] == 0 && w.pad_end[0] == 0 && w.pad_end[1] == 0 &&
+                       w.out[0] * w.k[0] <= w.in[0] && w.out[1] * w.k[1] <= w.in[1];
+    if (tiled && w.k[0] == 2) pool2d_tiled<2>(x, pitch, plane_stride, y, planes, w, step.kind);
+    else if (tiled && w.k[0] == 3) pool2d_tiled<3>(x, pitch, plane_stride, y, planes, w, step.kind);
+    else pool2d(x, pitch, plane_stride, y, planes, w, step.kind, step.count_include_pad);
+  }
+
+  // A stride-1 2-D Conv without im2col: each input plane is copied once into a zero-padded plane
+  // of pitch P, and row (c, kh, kw) of the product's B is that plane shifted by kh * dh * P +
+  // kw * dw. The product runs over output rows P wide (the columns past OW are computed and
+  // dropped), then its rows are compacted into the result. One zero gap of max(left, right) pad
+  // columns between two rows serves as the right pad of one and the left pad of the next, so P is
+  // W + max(left, right), not W + left + right: fewer columns computed for nothing.
+  //
+  // With `pool`, each image's product is pooled where it lies (rows P apart) while it is still in
+  // cache, and y is the pooled result: the Conv's own result is never stored.
+  template <class WAxes>
+  static void conv2d_implicit(const float* x, const PackedConv<WAxes>& w, const float* bias, const Window& win, bool relu, std::int64_t batch,
+                              std::int64_t cin, std::int64_t cout, float* y, const PoolStep* pool = nullptr) {
+    const std::int64_t group = w.group(), cg = cin / group, mg = cout / group, kg = w.k();
+    const std::int64_t H = win.in[0], W = win.in[1], OH = win.out[0], OW = win.out[1];
+    const std::int64_t left = win.pad_begin[1], P = W + std::max(left, win.pad_end[1]);
+    // Input row h starts at (pad_begin[0] + h) * P + left; the tap (kh, kw) of output (oh, ow)
+    // reads (oh + kh * dh) * P + ow + kw * dw, which is the input or a zero.
+    const std::int64_t KH = win.k[0], KW = win.k[1], n_ext = (OH - 1) * P + OW;
+    const std::int64_t plane = (H + win.pad_begin[0] + win.pad_end[0]) * P + left;
+    static thread_local std::vector<float> padded, product;
+    static thread_local std::vector<const float*> rows;
+    padded.assign(static_cast<std::size_t>(cg * plane + Sgemm::NR), 0.0f);
+    product.resize(static_cast<std::size_t>(mg * n_ext));
+    rows.resize(static_cast<std::size_t>(kg));
+    for (std::int64_t c = 0; c < cg; ++c)
+      for (std::int64_t kh = 0; kh < KH; ++kh)
+        for (std::int64_t kw = 0; kw < KW; ++kw)
+          rows[static_cast<std::size_t>((c * KH + kh) * KW + kw)] = padded.data() + c * plane + kh * win.dil[0] * P + kw * win.dil[1];
+    const std::int64_t out_plane = OH * OW;
+    for (std::int64_t n = 0; n < batch; ++n)
+      for (std::int64_t g = 0; g < group; ++g) {
+        const float* src = x + (n * cin + g * cg) * H * W;
+        for (std::int64_t c = 0; c < cg; ++c)
+          for (std::int64_t h = 0; h < H; ++h) {
+            const float* s = src + (c * H + h) * W;
+            copy_row(s, padded.data() + c * plane + (h + win.pad_begin[0]) * P + left, W);
+          }
+        Sgemm::Epilogue ep;
+        ep.row_bias = bias ? bias + g * mg : nullptr;
+        ep.relu = relu;
+        Sgemm::run(mg, n_ext, kg, w.operand(g), Sgemm::BOperand::indirect(rows.data()), product.data(), n_ext, ep);
+        if (pool) {
+          pool2d_planes(product.data(), P, n_ext, y + (n * cout + g * mg) * pool->w.out_plane(), mg, *pool);
+          continue;
+        }
+        float* dst = y + (n * cout + g * mg) * out_plane;
+        for (std::int64_t m = 0; m < mg; ++m)
+          for (std::int64_t oh = 0; oh < OH; ++oh) {
+            copy_row(product.data() + m * n_ext + oh * P, dst + m * out_plane + oh * OW, OW);
+          }
+      }
+  }
+
+  // A 2-D Conv whose groups each read one input channel (MobileNet's depthwise layers): as an SGEMM
+  // each group would be a product of one or a few rows over K = KH * KW, so each output channel is
+  // computed directly instead: blocks of DEPTHWISE_BLOCK output columns, every tap one multiply-add
+  // into the block's accumulators, which stay in registers across the taps. The input plane is
+  // copied once per group into a zero-padded plane (with slack past its end for a last block's
+  // unused columns), so no tap tests a bound. The sums run in the SGEMM's order: taps in order,
+  // then the bias, then Relu keeping NaN.
+  static constexpr std::int64_t DEPTHWISE_BLOCK = 16;
+
+  // K and SW: the kernel's extent (both axes) and the column stride where they are constants (3 x 3
+  // and strides 1 and 2 are most depthwise layers), so the taps unroll; 0 reads them from the call.
+  template <std::int64_t K, std::int64_t SW>
+  static void depthwise_row(const float* row0, std::int64_t pitch, const float* wc, std::int64_t kh_n, std::int64_t kw_n, std::int64_t dh,
+                            std::int64_t dw, std::int64_t sw, float b, bool relu, float* dst, std::int64_t OW) {
+    const std::int64_t step = SW > 0 ? SW : sw, KH = K > 0 ? K : kh_n, KW = K > 0 ? K : kw_n;
+    for (std::int64_t ow0 = 0; ow0 < OW; ow0 += DEPTHWISE_BLOCK) {
+      float acc[DEPTHWISE_BLOCK] = {};
+      const float* base = row0 + ow0 * step;
+      for (std::int64_t kh = 0; kh < KH; ++kh)
+        for (std::int64_t kw = 0; kw < KW; ++kw) {
+          const float wv = wc[kh * KW + kw];
+          const float* tap = base + kh * dh * pitch + kw * dw;
+          for (std::int64_t j = 0; j < DEPTHWISE_BLOCK; ++j) acc[j] += wv * tap[j * step];
+        }
+      const std::int64_t n = std::min(DEPTHWISE_BLOCK, OW - ow0);
+      for (std::int64_t j = 0; j < n; ++j) {
+        const float v = acc[j] + b;
+        dst[ow0 + j] = relu ? (v > 0.0f ? v : (v == v ? 0.0f : v)) : v;
+      }
+    }
+  }
+
+  static void depthwise2d(const float* x, const float* w, const float* bias, const Window& win, bool relu, std::int64_t batch, std::int64_t group,
+                          std::int64_t per_group, float* y) {
+    const std::int64_t H = win.in[0], W = win.in[1], OH = win.out[0], OW = win.out[1];
+    const std::int64_t KH = win.k[0], KW = win.k[1], sh = win.stride[0], sw = win.stride[1], dh = win.dil[0], dw = win.dil[1];
+    const std::int64_t top = win.pad_begin[0], left = win.pad_begin[1];
+    const std::int64_t P = W + left + win.pad_end[1], rows = H + top + win.pad_end[0];
+    static thread_local std::vector<float> padded;
+    // Each group rewrites the same interior; the slack holds what a last block reads past the plane.
+    padded.assign(static_cast<std::size_t>(rows * P + DEPTHWISE_BLOCK * sw + (KW - 1) * dw), 0.0f);
+    const bool k3 = KH == 3 && KW == 3;
+    for (std::int64_t n = 0; n < batch; ++n)
+      for (std::int64_t g = 0; g < group; ++g) {
+        const float* src = x + (n * group + g) * H * W;
+        for (std::int64_t h = 0; h < H; ++h) copy_row(src + h * W, padded.data() + (h + top) * P + left, W);
+        for (std::int64_t m = 0; m < per_group; ++m) {
+          const std::int64_t oc = g * per_group + m;
+          const float* wc = w + oc * KH * KW;
+          const float b = bias ? bias[oc] : 0.0f;
+          float* dst = y + (n * group * per_group + oc) * OH * OW;
+          for (std::int64_t oh = 0; oh < OH; ++oh) {
+            const float* row0 = padded.data() + oh * sh * P;
+            float* d = dst + oh * OW;
+            if (k3 && sw == 1) depthwise_row<3, 1>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
+            else if (k3 && sw == 2) depthwise_row<3, 2>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
+            else depthwise_row<0, 0>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
+          }
+        }
+      }
+  }
+
+  // Whether a Conv's groups each read one input channel (and there is more than one group).
+  template <class WAxes>
+  static bool is_depthwise(const PackedConv<WAxes>& w, std::int64_t cin) {
+    return w.group() > 1 && cin == w.group();
+  }
+
+  // A Conv's window over its input, after the checks every Conv kernel makes; Out is the Conv's
+  // result, held to the input's batch axis and the weight's output-channel axis.
+  template <class Out, class LX, class WAxes>
+  static Window conv_window(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p) {
+    constexpr std::size_t R = AxisRank<LX>;
+    static_assert(R >= 3 && AxisRank<WAxes> == R && AxisRank<Out> == R, "conv: input, weight and result have one rank: [N, C, spatial...]");
+    static_assert(std::is_same_v<AxisAt<0, Out>, AxisAt<0, LX>>, "conv: the result's batch axis must be the input's");
+    static_assert(std::is_same_v<AxisAt<1, Out>, AxisAt<0, WAxes>>, "conv: the result's channel axis must be the weight's output-channel axis");
+    const auto& xe = x.extents();
+    const auto& we = w.source().extents();
+    const std::int64_t cin = xe[1], group = w.group();
+    if (p.group != group) throw KernelMisuse("conv: the weight was packed for " + std::to_string(group) + " groups, the node has " + std::to_string(p.group));
+    if (cin != we[1] * group)
+      throw KernelMisuse("conv: the input holds " + std::to_string(cin) + " channels; the weight reads " + std::to_string(we[1]) + " per group of " + std::to_string(group));
+    return window(std::span<const std::int64_t>(xe.data() + 2, R - 2), std::span<const std::int64_t>(we.data() + 2, R - 2), p, "conv");
+  }
+
+  // Whether a Conv reads each input element where it lies (every kernel extent 1, no stride, no pad).
+  static bool is_pointwise(const Window& win) {
+    bool one = true;
+    for (std::size_t i = 0; i < win.s; ++i)
+      one = one && win.k[i] == 1 && win.stride[i] == 1 && win.pad_begin[i] == 0 && win.pad_end[i] == 0;
+    return one;
+  }
+
+  template <class Out, class LX, class WAxes>
+  static HostTensor<float, Out> conv_run(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const float* bias, const WindowParams& p,
+                                          bool relu) {
+    constexpr std::size_t R = AxisRank<LX>;
+    const Window win = conv_window<Out>(x, w, p);
+    const auto& xe = x.extents();
+    const std::int64_t batch = xe[0], cin = xe[1], group = w.group(), cout = w.out_channels();
+    const std::int64_t in_plane = win.in_plane(), out_plane = win.out_plane();
+    const bool pointwise = is_pointwise(win);
+    typename HostTensor<float, Out>::Extents oe = win.result_extents(xe, cout);
+    auto out = HostTensor<float, Out>::uninitialized(oe);
+    if (out.count() == 0) return out;
+    const std::int64_t cg = cin / group, mg = cout / group, kg = w.k();
+    if constexpr (R == 4) {
+      if (is_depthwise(w, cin)) {
+        depthwise2d(x.data(), w.source().data(), bias, win, relu, batch, group, mg, out.mutable_data_unchecked());
+        return out;
+      }
+      if (!pointwise && win.stride[0] == 1 && win.stride[1] == 1) {
+        conv2d_implicit(x.data(), w, bias, win, relu, batch, cin, cout, out.mutable_data_unchecked());
+        return out;
+      }
+    }
+    static thread_local std::vector<float> columns;
+    if (!pointwise && static_cast<std::int64_t>(columns.size()) < kg * out_plane) columns.resize(static_cast<std::size_t>(kg * out_plane));
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t n = 0; n < batch; ++n)
+      for (std::int64_t g = 0; g < group; ++g) {
+        const float* xg = x.data() + (n * cin + g * cg) * in_plane;
+        const float* bm = xg;
+        if (!pointwise) {
+          im2col(xg, cg, win, columns.data());
+          bm = columns.data();
+        }
+        Sgemm::Epilogue ep;
+        ep.row_bias = bias ? bias + g * mg : nullptr;
+        ep.relu = relu;
+        Sgemm::run(mg, out_plane, kg, w.operand(g), Sgemm::BOperand::row_major(bm, out_plane), y + (n * cout + g * mg) * out_plane, out_plane, ep);
+      }
+    return out;
+  }
+
+  template <class WAxes>
+  static const float* channel_bias(const HostTensor<float, Axes<AxisAt<0, WAxes>>>& bias, const PackedConv<WAxes>& w) {
+    if (bias.extents()[0] != w.out_channels())
+      throw KernelMisuse("conv: the bias holds " + std::to_string(bias.extents()[0]) + " elements, not one per output channel");
+    return bias.data();
+  }
+
+  // Conv: x [N, C, spatial...] with a weight packed at load [Cout, C / group, k...].
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu = false) const {
+    return conv_run<Out>(x, w, nullptr, p, relu);
+  }
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
+                          const WindowParams& p, bool relu = false) const {
+    return conv_run<Out>(x, w, channel_bias(bias, w), p, relu);
+  }
+  // A weight the run computes: packed on each call.
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const WindowParams& p, bool relu = false) const {
+    return conv_run<Out>(x, PackedConv<WAxes>(w, p.group), nullptr, p, relu);
+  }
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
+                          const WindowParams& p, bool relu = false) const {
+    return conv<Out>(x, PackedConv<WAxes>(w, p.group), bias, p, relu);
+  }
+
+  template <class Out, class LX>
+  static HostTensor<float, Out> pool_run(const HostTensor<float, LX>& x, const WindowParams& p, PoolKind kind, const char* name) {
+    constexpr std::size_t R = AxisRank<LX>;
+    static_assert(R >= 3 && AxisRank<Out> == R, "pool: input and result have one rank: [N, C, spatial...]");
+    static_assert(std::is_same_v<AxisAt<0, Out>, AxisAt<0, LX>> && std::is_same_v<AxisAt<1, Out>, AxisAt<1, LX>>,
+                  "pool: the result keeps the input's batch and channel axes");
+    const auto& xe = x.extents();
+    const Window w = window(std::span<const std::int64_t>(xe.data() + 2, R - 2), p.kernel_shape, p, name);
+    const std::int64_t in_plane = w.in_plane(), out_plane = w.out_plane();
+    auto out = HostTensor<float, Out>::uninitialized(w.result_extents(xe, xe[1]));
+    if (out.count() == 0) return out;
+    const std::int64_t planes = xe[0] * xe[1];
+    float* y = out.mutable_data_unchecked();
+    std::array<std::int64_t, MAX_SPATIAL> pos{}, lo{}, hi{}, start{}, tap{}, in_stride{};
+    {
+      std::int64_t step = 1;
+      for (std::size_t d = w.s; d-- > 0;) {
+        in_stride[d] = step;
+        step *= w.in[d];
+      }
+    }
+    if (w.s == 2) {
+      pool2d_planes(x.data(), w.in[1], in_plane, y, planes, PoolStep{w, kind, p.count_include_pad});
+      return out;
+    }
+    for (std::int64_t pl = 0; pl < planes; ++pl) {
+      const float* src = x.data() + pl * in_plane;
+      pos.fill(0);
+      for (std::int64_t o = 0; o < out_plane; ++o) {
+        std::int64_t padded_count = 1;
+        bool empty = false;
+        for (std::size_t d = 0; d < w.s; ++d) {
+          start[d] = pos[d] * w.stride[d] - w.pad_begin[d];
+          // Taps t with 0 <= start + t * dil < in.
+          lo[d] = start[d] >= 0 ? 0 : (-start[d] + w.dil[d] - 1) / w.dil[d];
+          hi[d] = w.in[d] - start[d] <= 0 ? 0 : std::min(w.k[d], (w.in[d] - start[d] + w.dil[d] - 1) / w.dil[d]);
+          if (hi[d] <= lo[d]) empty = true;
+          // Taps inside the padded input, for count_include_pad.
+          const std::int64_t padded_hi = std::min(w.k[d], (w.in[d] + w.pad_end[d] - start[d] + w.dil[d] - 1) / w.dil[d]);
+          padded_count *= std::max<std::int64_t>(0, padded_hi);
+        }
+        float acc = kind == PoolKind::Max ? std::numeric_limits<float>::lowest() : 0.0f;
+        std::int64_t count = 0;
+        if (!empty) {
+          for (std::size_t d = 0; d < w.s; ++d) tap[d] = lo[d];
+          const std::size_t last = w.s - 1;
+          for (;;) {
+            std::int64_t base = 0;
+            for (std::size_t d = 0; d < last; ++d) base += (start[d] + tap[d] * w.dil[d]) * in_stride[d];
+            const float* row = src + base + start[last];
+            if (kind == PoolKind::Max) {
+              for (std::int64_t t = lo[last]; t < hi[last]; ++t) acc = std::max(acc, row[t * w.dil[last]]);
+            } else {
+              for (std::int64_t t = lo[last]; t < hi[last]; ++t) acc += row[t * w.dil[last]];
+            }
+            count += hi[last] - lo[last];
+            std::size_t d = last;
+            while (d-- > 0) {
+              if (++tap[d] < hi[d]) break;
+              tap[d] = lo[d];
+            }
+            if (d == static_cast<std::size_t>(-1)) break;
+          }
+        }
+        if (kind == PoolKind::Average) {
+          const std::int64_t divisor = p.count_include_pad ? padded_count : count;
+          acc = divisor > 0 ? acc / static_cast<float>(divisor) : 0.0f;
+        }
+        y[pl * out_plane + o] = acc;
+        for (std::size_t d = w.s; d-- > 0;) {
+          if (++pos[d] < w.out[d]) break;
+          pos[d] = 0;
+        }
+      }
+    }
+    return out;
+  }
+
+  template <class Out, class LX>
+  Tensor<float, Out> max_pool(const Tensor<float, LX>& x, const WindowParams& p) const {
+    return pool_run<Out>(x, p, PoolKind::Max, "max_pool");
+  }
+  // MaxPool's Indices output: where each window's maximum lies in x, as an index into x flattened
+  // row-major, or with the spatial axes column-major (`column_major`, ONNX's storage_order 1); the
+  // batch and channel planes stay outermost either way. Padding is never an index. The first tap
+  // (in row-major order) holding the maximum wins, as in ONNX's reference.
+  template <class Out, class LX>
+  Tensor<std::int64_t, Out> max_pool_indices(const Tensor<float, LX>& x, const WindowParams& p, bool column_major = false) const {
+    constexpr std::size_t R = AxisRank<LX>;
+    static_assert(R >= 3 && AxisRank<Out> == R, "max_pool_indices: input and result have one rank: [N, C, spatial...]");
+    static_assert(std::is_same_v<AxisAt<0, Out>, AxisAt<0, LX>> && std::is_same_v<AxisAt<1, Out>, AxisAt<1, LX>>,
+                  "max_pool_indices: the result keeps the input's batch and channel axes");
+    const auto& xe = x.extents();
+    const Window w = window(std::span<const std::int64_t>(xe.data() + 2, R - 2), p.kernel_shape, p, "max_pool_indices");
+    const std::int64_t in_plane = w.in_plane(), out_plane = w.out_plane();
+    auto out = Tensor<std::int64_t, Out>::uninitialized(w.result_extents(xe, xe[1]));
+    if (out.count() == 0) return out;
+    std::array<std::int64_t, MAX_SPATIAL> read_stride{}, index_stride{};
+    for (std::int64_t step = 1, d = static_cast<std::int64_t>(w.s); d-- > 0;) read_stride[d] = step, step *= w.in[d];
+    for (std::size_t d = 0; d < w.s; ++d) index_stride[d] = column_major ? (d == 0 ? 1 : index_stride[d - 1] * w.in[d - 1]) : read_stride[d];
+    std::int64_t* y = out.mutable_data_unchecked();
+    std::array<std::int64_t, MAX_SPATIAL> pos{}, start{}, tap{}, lo{}, hi{};
+    for (std::int64_t pl = 0; pl < xe[0] * xe[1]; ++pl) {
+      const float* src = x.data() + pl * in_plane;
+      pos.fill(0);
+      for (std::int64_t o = 0; o < out_plane; ++o) {
+        bool empty = false;
+        for (std::size_t d = 0; d < w.s; ++d) {
+          start[d] = pos[d] * w.stride[d] - w.pad_begin[d];
+          lo[d] = start[d] >= 0 ? 0 : (-start[d] + w.dil[d] - 1) / w.dil[d];
+          hi[d] = w.in[d] - start[d] <= 0 ? 0 : std::min(w.k[d], (w.in[d] - start[d] + w.dil[d] - 1) / w.dil[d]);
+          if (hi[d] <= lo[d]) empty = true;
+          tap[d] = lo[d];
+        }
+        std::int64_t best_index = -1;
+        float best = 0.0f;
+        while (!empty) {
+          std::int64_t read = 0, index = 0;
+          for (std::size_t d = 0; d < w.s; ++d) {
+            const std::int64_t c = start[d] + tap[d] * w.dil[d];
+            read += c * read_stride[d];
+            index += c * index_stride[d];
+          }
+          if (best_index < 0 || src[read] > best) best = src[read], best_index = pl * in_plane + index;
+          std::size_t d = w.s;
+          while (d-- > 0) {
+            if (++tap[d] < hi[d]) break;
+            tap[d] = lo[d];
+          }
+          if (d == static_cast<std::size_t>(-1)) break;
+        }
+        y[pl * out_plane + o] = best_index;
+        for (std::size_t d = w.s; d-- > 0;) {
+          if (++pos[d] < w.out[d]) break;
+          pos[d] = 0;
+        }
+      }
+    }
+    return out;
+  }
+  template <class Out, class LX>
+  Tensor<float, Out> average_pool(const Tensor<float, LX>& x, const WindowParams& p) const {
+    return pool_run<Out>(x, p, PoolKind::Average, "average_pool");
+  }
+
+  // A Conv whose result only a pool reads (the fusion plan's Conv [+ Add] [+ Relu] + MaxPool or
+  // AveragePool) as one kernel. Mid is the Conv's result, Out the pool's. A stride-1 2-D Conv pools
+  // each image's product where it lies, while it is in cache; any other stores its result first.
+  template <class Out, class Mid, class LX, class WAxes>
+  static HostTensor<float, Out> conv_pool_run(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const float* bias, const WindowParams& p,
+                                               bool relu, const WindowParams& pool, PoolKind kind, const char* name) {
+    static_assert(AxisRank<Out> == AxisRank<Mid> && std::is_same_v<AxisAt<0, Out>, AxisAt<0, Mid>> && std::is_same_v<AxisAt<1, Out>, AxisAt<1, Mid>>,
+                  "pool: the result keeps the input's batch and channel axes");
+    if constexpr (AxisRank<LX> == 4) {
+      const Window win = conv_window<Mid>(x, w, p);
+      if (win.stride[0] == 1 && win.stride[1] == 1 && !is_pointwise(win) && !is_depthwise(w, x.extents()[1])) {
+        const Window pw = window(std::span<const std::int64_t>(win.out.data(), 2), pool.kernel_shape, pool, name);
+        const auto& xe = x.extents();
+        auto out = HostTensor<float, Out>::uninitialized(pw.result_extents(xe, w.out_channels()));
+        if (out.count() == 0) return out;
+        const PoolStep step{pw, kind, pool.count_include_pad};
+        conv2d_implicit(x.data(), w, bias, win, relu, xe[0], xe[1], w.out_channels(), out.mutable_data_unchecked(), &step);
+        return out;
+      }
+    }
+    return pool_run<Out>(conv_run<Mid>(x, w, bias, p, relu), pool, kind, name);
+  }
+
+  template <class Out, class Mid, class LX, class WAxes>
+  Tensor<float, Out> conv_max_pool(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu, const WindowParams& pool) const {
+    return conv_pool_run<Out, Mid>(x, w, nullptr, p, relu, pool, PoolKind::Max, "max_pool");
+  }
+  template <class Out, class Mid, class LX, class WAxes>
+  Tensor<float, Out> conv_max_pool(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
+                                   const WindowParams& p, bool relu, const WindowParams& pool) const {
+    return conv_pool_run<Out, Mid>(x, w, channel_bias(bias, w), p, relu, pool, PoolKind::Max, "max_pool");
+  }
+  template <class Out, class Mid, class LX, class WAxes>
+  Tensor<float, Out> conv_average_pool(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu,
+                                       const WindowParams& pool) const {
+    return conv_pool_run<Out, Mid>(x, w, nullptr, p, relu, pool, PoolKind::Average, "average_pool");
+  }
+  template <class Out, class Mid, class LX, class WAxes>
+  Tensor<float, Out> conv_average_pool(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
+                                       const WindowParams& p, bool relu, const WindowParams& pool) const {
+    return conv_pool_run<Out, Mid>(x, w, channel_bias(bias, w), p, relu, pool, PoolKind::Average, "average_pool");
+  }
+
+  // GlobalAveragePool / GlobalMaxPool: every spatial extent becomes 1.
+  template <class Out, class LX>
+  static HostTensor<float, Out> global_pool(const HostTensor<float, LX>& x, PoolKind kind) {
+    constexpr std::size_t R = AxisRank<LX>;
+    static_assert(R >= 2 && AxisRank<Out> == R, "global pool: input and result have one rank: [N, C, spatial...]");
+    typename HostTensor<float, Out>::Extents oe{};
+    oe.fill(1);
+    oe[0] = x.extents()[0];
+    oe[1] = x.extents()[1];
+    auto out = HostTensor<float, Out>::uninitialized(oe);
+    const std::int64_t planes = oe[0] * oe[1];
+    const std::int64_t plane = planes == 0 ? 0 : x.count() / planes;
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t pl = 0; pl < planes; ++pl) {
+      const float* s = x.data() + pl * plane;
+      if (kind == PoolKind::Max) {
+        float m = std::numeric_limits<float>::lowest();
+        for (std::int64_t i = 0; i < plane; ++i) m = std::max(m, s[i]);
+        y[pl] = m;
+      } else {
+        float sum = 0.0f;
+        for (std::int64_t i = 0; i < plane; ++i) sum += s[i];
+        y[pl] = plane > 0 ? sum / static_cast<float>(plane) : std::numeric_limits<float>::quiet_NaN();
+      }
+    }
+    return out;
+  }
+  template <class Out, class LX>
+  Tensor<float, Out> global_average_pool(const Tensor<float, LX>& x) const { return global_pool<Out>(x, PoolKind::Average); }
+  template <class Out, class LX>
+  Tensor<float, Out> global_max_pool(const Tensor<float, LX>& x) const { return global_pool<Out>(x, PoolKind::Max); }
+};
