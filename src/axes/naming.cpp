@@ -1,4 +1,5 @@
 #include "axes/naming.hpp"
+#include "ops/unary.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -421,17 +422,15 @@ void Namer::name_node(const Node& n) {
     return p;
   };
 
+  // Besides the unary math and activations (ops/unary.hpp), whose result's axes are their input's.
   static const std::set<std::string> unary = {
-      "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Erf", "Neg", "Abs", "Reciprocal", "Floor",
-      "Ceil", "Round", "Sign", "Not", "Sin", "Cos", "Softplus", "LeakyRelu", "Clip", "HardSigmoid",
-      "Elu", "Identity", "Cast", "Softmax", "LogSoftmax", "Selu", "Softsign", "Tan", "Atan", "Asin",
-      "Acos", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsNaN", "IsInf", "HardSwish", "Mish", "Gelu", "Celu", "ThresholdedRelu",
-      "SoftmaxFlattened", "LogSoftmaxFlattened", "Slice", "Pad", "Tile", "Hardmax"};
+      "Not", "Clip", "Identity", "Cast", "Softmax", "LogSoftmax", "Gelu", "SoftmaxFlattened", "LogSoftmaxFlattened",
+      "Slice", "Pad", "Tile", "Hardmax"};
   static const std::set<std::string> broadcasting = {
       "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod", "Equal", "Less", "LessOrEqual",
       "Greater", "GreaterOrEqual", "And", "Or", "Xor", "Where", "PRelu", "Sum", "Mean", "BitShift"};
 
-  if (unary.count(op)) return same_as_input();
+  if (unary.count(op) || (n.domain.empty() && ops::find_unary(op))) return same_as_input();
   if (op == "Dropout") {
     same_as_input(0);
     if (n.outputs.size() > 1 && !n.outputs[1].empty()) same_as_input(1);

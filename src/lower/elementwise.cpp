@@ -12,17 +12,10 @@
 #include "axes/naming.hpp"
 #include "lower/context.hpp"
 #include "lower/elementwise_kernel.hpp"
+#include "ops/unary.hpp"
 
 namespace loam::lower {
 namespace {
-
-const std::set<std::string>& unary_ops() {
-  static const std::set<std::string> ops = {"Neg",  "Abs",  "Relu",  "Sigmoid", "Tanh",  "Exp",   "Log",      "Sqrt",
-                                            "Erf",  "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Not",  "Sin",
-                                            "Cos",  "Tan",  "Asin",  "Acos",    "Atan",  "Sinh",  "Cosh",     "Asinh",
-                                            "Acosh", "Atanh", "Softplus", "Softsign", "Mish", "IsNaN"};
-  return ops;
-}
 
 const std::map<std::string, std::string>& binary_ops() {
   static const std::map<std::string, std::string> m = {
@@ -38,10 +31,9 @@ bool is_bool_result(const std::string& op) {
          op == "And" || op == "Or" || op == "Xor";
 }
 
-// Whether `op` can leave its operands' range, so a narrow integer result needs a Wrap.
+// Whether the binary `op` can leave its operands' range, so a narrow integer result needs a Wrap.
 bool can_leave_range(const std::string& op) {
-  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Sum" || op == "Neg" ||
-         op == "Abs";
+  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Sum";
 }
 
 // The module's compute type of an element type: F32, I64 or Bool.
@@ -226,9 +218,7 @@ bool is_elementwise_kernel(const Node& n, const stage0::Stage0Result& analysed) 
     const auto* to = analysed.find(n.outputs[0]);
     return from && to && (cpp_compute_type(from->elem) != cpp_compute_type(to->elem) || is_narrow_integer(to->elem));
   }
-  return unary_ops().count(op) || binary_ops().count(op) || op == "LeakyRelu" || op == "Elu" || op == "HardSigmoid" ||
-         op == "Clip" || op == "Where" || op == "IsInf" || op == "Selu" || op == "Celu" || op == "ThresholdedRelu" ||
-         op == "HardSwish";
+  return ops::find_unary(op) || binary_ops().count(op) || op == "Not" || op == "Clip" || op == "Where";
 }
 
 bool is_row_normaliser(const Node& n, const stage0::Stage0Result& analysed) {
@@ -351,39 +341,27 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
   const bool wraps = is_narrow_integer(out.elem) && can_leave_range(op);
   Expression e(cx);
 
-  auto unary = [&](const std::string& name, double p = 0, double q = 0) {
+  if (const ops::UnaryOp* u = ops::find_unary(op)) {
+    // The operator's attributes, with ONNX's defaults, reach its Loom form as p and q.
+    double pq[2] = {0, 0};
+    for (std::size_t k = 0; k < u->attributes.size() && k < 2; ++k) {
+      const ops::UnaryAttribute& a = u->attributes[k];
+      const std::string name(a.name);
+      pq[k] = a.integer ? static_cast<double>(cx.attr_int(name.c_str(), static_cast<std::int64_t>(a.fallback)))
+                        : static_cast<double>(cx.attr_float(name.c_str(), static_cast<float>(a.fallback)));
+    }
     const int x = e.operand(cx.in(0), out.axes);
-    const int r = e.op(name, {x}, e.type_of(x), p, q);
-    if (wraps) e.wrapped(r, out.elem);
-    e.finish(out);
-    return true;
-  };
-
-  if (op == "IsNaN") {
-    e.op("IsNaN", {e.operand(cx.in(0), out.axes)}, ElementType::Bool);
+    const int r = e.op(std::string(u->name), {x}, u->bool_result ? ElementType::Bool : e.type_of(x), pq[0], pq[1]);
+    if (is_narrow_integer(out.elem) && u->leaves_range) e.wrapped(r, out.elem);
     e.finish(out);
     return true;
   }
-  if (op == "IsInf") {
-    e.op("IsInf", {e.operand(cx.in(0), out.axes)}, ElementType::Bool, cx.attr_int("detect_negative", 1) != 0,
-         cx.attr_int("detect_positive", 1) != 0);
-    e.finish(out);
-    return true;
-  }
-  if (unary_ops().count(op)) return unary(op);
-  if (op == "Selu") return unary("Selu", cx.attr_float("alpha", 1.67326319217681884765625f), cx.attr_float("gamma", 1.05070102214813232421875f));
-  if (op == "Celu") return unary("Celu", cx.attr_float("alpha", 1.0f));
-  if (op == "ThresholdedRelu") return unary("ThresholdedRelu", cx.attr_float("alpha", 1.0f));
-  if (op == "HardSwish") {
-    // x * HardSigmoid(x) with alpha 1/6 and beta 1/2.
+  if (op == "Not") {
     const int x = e.operand(cx.in(0), out.axes);
-    e.op("Mul", {x, e.op("HardSigmoid", {x}, ElementType::F32, 1.0 / 6.0, 0.5)}, ElementType::F32);
+    e.op("Not", {x}, e.type_of(x));
     e.finish(out);
     return true;
   }
-  if (op == "LeakyRelu") return unary("LeakyRelu", cx.attr_float("alpha", 0.01f));
-  if (op == "Elu") return unary("Elu", cx.attr_float("alpha", 1.0f));
-  if (op == "HardSigmoid") return unary("HardSigmoid", cx.attr_float("alpha", 0.2f), cx.attr_float("beta", 0.5f));
   if (op == "Clip") {
     // A bound the build knows is a constant of the kernel; one the run supplies (a 0-d tensor) an
     // operand: max(x, min), then min(., max).

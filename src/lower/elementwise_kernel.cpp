@@ -7,6 +7,8 @@
 #include <optional>
 
 #include "loom/builder.hpp"
+#include "loom/lanes.hpp"
+#include "ops/unary.hpp"
 #include "support/error.hpp"
 
 namespace loam::lower {
@@ -68,43 +70,22 @@ std::vector<Group> merge_axes(const ElementwiseKernel& k) {
   return groups;
 }
 
-// Builds an expression's values in one form: scalars (lanes 0) or vectors of kLanes.
-class ExprEmitter {
+// Builds an expression's values in one form: scalars (lanes 0) or vectors of kLanes, typed by the
+// module's compute types.
+class ExprEmitter : public loom::Lanes {
  public:
-  ExprEmitter(Builder& b, int lanes) : b_(b), lanes_(lanes) {}
+  ExprEmitter(Builder& b, int lanes) : Lanes(b, lanes) {}
+  using Lanes::op;
+  using Lanes::select;
+  using Lanes::splat;
+  using Lanes::type;
 
-  Type type(ElementType t) const {
-    const Scalar s = loom_scalar(t);
-    return lanes_ ? Type::shaped(TypeKind::Vector, {loom::Extent::of(lanes_)}, s) : Type::scalar(s);
+  Type type(ElementType t) const { return type(loom_scalar(t)); }
+  Value* splat(Value* scalar, ElementType t) const { return splat(scalar, loom_scalar(t)); }
+  Value* op(const std::string& suffix, std::vector<Value*> args, ElementType t, const std::string& hint = "t") const {
+    return op(suffix, std::move(args), loom_scalar(t), hint);
   }
-
-  std::string prefix() const { return lanes_ ? "vector." : "scalar."; }
-
-  Value* splat(Value* scalar, ElementType t) {
-    if (!lanes_) return scalar;
-    return b_.value("vector.splat", {scalar}, "k", type(t));
-  }
-
-  Value* f32(double v) {
-    return splat(b_.constant(Scalar::F32, std::bit_cast<std::uint32_t>(static_cast<float>(v)), "k"), ElementType::F32);
-  }
-  Value* i64(std::int64_t v) { return splat(b_.constant(Scalar::I64, static_cast<std::uint64_t>(v), "k"), ElementType::I64); }
-  Value* boolean(bool v) { return splat(b_.constant(Scalar::I1, v ? 1 : 0, "k"), ElementType::Bool); }
-
-  Value* op(const std::string& suffix, std::vector<Value*> args, ElementType t, const std::string& hint = "t") {
-    return b_.value(prefix() + suffix, std::move(args), hint, type(t));
-  }
-  Value* cmpf(int predicate, Value* a, Value* b) {
-    return b_.value(prefix() + "cmpf", {a, b}, "cmp", Type{}, [predicate](Op& o) { o.attr("predicate").i = predicate; });
-  }
-  Value* cmpi(int predicate, Value* a, Value* b) {
-    return b_.value(prefix() + "cmpi", {a, b}, "cmp", Type{}, [predicate](Op& o) { o.attr("predicate").i = predicate; });
-  }
-  Value* select(Value* c, Value* a, Value* b, ElementType t) { return op("select", {c, a, b}, t, "s"); }
-
-  // Loom's predicates, by position in their lists.
-  static constexpr int OEQ = 0, OLT = 2, OLE = 3, OGT = 4, OGE = 5, UNE = 8, UNO = 13;
-  static constexpr int EQ = 0, NE = 1, SLT = 2, SLE = 3, SGT = 4, SGE = 5;
+  Value* select(Value* c, Value* a, Value* b, ElementType t) const { return select(c, a, b, loom_scalar(t)); }
 
   // `x != 0` as an i1, for the logical operators' operands.
   Value* truth(Value* x, ElementType t) {
@@ -119,7 +100,7 @@ class ExprEmitter {
     if (from == ElementType::Bool) return op(to == ElementType::F32 ? "uitofp" : "extui", {x}, to, "cast");
     if (to == ElementType::F32) return op("sitofp", {x}, to, "cast");
     // f32 to i64: toward zero; NaN and values past int64 give INT64_MIN, as x86's conversion does.
-    Value* in_range = b_.value(prefix() + "andi",
+    Value* in_range = builder().value(prefix() + "andi",
                                {cmpf(OGE, x, f32(-9223372036854775808.0)), cmpf(OLT, x, f32(9223372036854775808.0))}, "cmp",
                                type(ElementType::Bool));
     return select(in_range, op("fptosi", {x}, to, "cast"), i64(std::numeric_limits<std::int64_t>::min()), to);
@@ -128,6 +109,11 @@ class ExprEmitter {
   Value* emit(const ExprValue& v, const std::vector<Value*>& a, const std::vector<ElementType>& t) {
     const std::string& o = v.op;
     const ElementType rt = v.type;
+    if (const ops::UnaryOp* u = ops::find_unary(o)) {
+      const ops::UnaryOp::Form& form = t[0] == ElementType::F32 ? u->f32 : t[0] == ElementType::I64 ? u->i64 : ops::UnaryOp::Form{};
+      if (!form) fail(std::string("the elementwise operator ") + o + " is not defined on " + element_type_name(t[0]));
+      return form(*this, a[0], v.p, v.q);
+    }
     if (o == "Cast") return cast(a[0], t[0], rt);
     if (o == "Where") return select(a[0], a[1], a[2], rt);
     if (o == "Identity") return a[0];
@@ -139,18 +125,6 @@ class ExprEmitter {
       if (t[0] == ElementType::Bool) return op("xori", {a[0], boolean(true)}, ElementType::Bool);
       if (t[0] == ElementType::F32) return select(cmpf(OEQ, a[0], f32(0)), f32(1), f32(0), rt);
       return select(cmpi(EQ, a[0], i64(0)), i64(1), i64(0), rt);
-    }
-    if (o == "IsNaN") return cmpf(UNO, a[0], a[0]);
-    if (o == "IsInf") {
-      // p: detect -inf, q: detect +inf.
-      Value* r = nullptr;
-      for (const auto& [detect, inf] : {std::pair{v.q != 0, std::numeric_limits<double>::infinity()},
-                                        std::pair{v.p != 0, -std::numeric_limits<double>::infinity()}}) {
-        if (!detect) continue;
-        Value* is = cmpf(OEQ, a[0], f32(inf));
-        r = r ? op("ori", {r, is}, ElementType::Bool) : is;
-      }
-      return r ? r : boolean(false);
     }
     const ElementType et = t.empty() ? rt : t[0];
     if (o == "Equal" || o == "Less" || o == "LessOrEqual" || o == "Greater" || o == "GreaterOrEqual") {
@@ -168,35 +142,11 @@ class ExprEmitter {
   Value* emit_float(const ExprValue& v, const std::vector<Value*>& a) {
     const std::string& o = v.op;
     constexpr ElementType F = ElementType::F32;
-    static const std::map<std::string, std::string> direct = {
-        {"Neg", "negf"}, {"Abs", "absf"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"},   {"Log", "log"},
-        {"Sqrt", "sqrt"}, {"Erf", "erf"},  {"Floor", "floor"},     {"Ceil", "ceil"}, {"Round", "roundeven"},
-        {"Sin", "sin"},  {"Cos", "cos"},   {"Tan", "tan"},  {"Asin", "asin"}, {"Acos", "acos"}, {"Atan", "atan"},
-        {"Sinh", "sinh"}, {"Cosh", "cosh"}, {"Asinh", "asinh"}, {"Acosh", "acosh"}, {"Atanh", "atanh"}, {"Add", "addf"},        {"Sub", "subf"}, {"Mul", "mulf"},   {"Div", "divf"},
-        {"Pow", "powf"}, {"Max", "maxf"},  {"Min", "minf"},        {"Mod", "remf"}, {"Fmod", "remf"}};
+    static const std::map<std::string, std::string> direct = {{"Add", "addf"}, {"Sub", "subf"}, {"Mul", "mulf"}, {"Div", "divf"},
+                                                              {"Pow", "powf"}, {"Max", "maxf"}, {"Min", "minf"}, {"Mod", "remf"},
+                                                              {"Fmod", "remf"}};
     if (auto it = direct.find(o); it != direct.end()) return op(it->second, a, F);
     Value* x = a[0];
-    if (o == "Relu") return op("maxf", {x, f32(0)}, F);
-    if (o == "Reciprocal") return op("divf", {f32(1), x}, F);
-    if (o == "Sign") return select(cmpf(OGT, x, f32(0)), f32(1), select(cmpf(OLT, x, f32(0)), f32(-1), x, F), F);
-    if (o == "Softplus") return softplus(x);
-    if (o == "Softsign") return op("divf", {x, op("addf", {f32(1), op("absf", {x}, F)}, F)}, F);
-    if (o == "Mish") return op("mulf", {x, op("tanh", {softplus(x)}, F)}, F);
-    if (o == "Selu") {
-      // gamma * x above 0, else gamma * (alpha * e^x - alpha)
-      Value* below = op("subf", {op("mulf", {f32(v.p), op("exp", {x}, F)}, F), f32(v.p)}, F);
-      return op("mulf", {f32(v.q), select(cmpf(OGT, x, f32(0)), x, below, F)}, F);
-    }
-    if (o == "Celu") {
-      // max(0, x) + min(0, alpha * (e^(x / alpha) - 1))
-      Value* e = op("subf", {op("exp", {op("divf", {x, f32(v.p)}, F)}, F), f32(1)}, F);
-      return op("addf", {op("maxf", {f32(0), x}, F), op("minf", {f32(0), op("mulf", {f32(v.p), e}, F)}, F)}, F);
-    }
-    if (o == "ThresholdedRelu") return select(cmpf(OGT, x, f32(v.p)), x, f32(0), F);
-    if (o == "LeakyRelu") return select(cmpf(OGE, x, f32(0)), x, op("mulf", {f32(v.p), x}, F), F);
-    if (o == "Elu") return select(cmpf(OGE, x, f32(0)), x, op("mulf", {f32(v.p), op("subf", {op("exp", {x}, F), f32(1)}, F)}, F), F);
-    if (o == "HardSigmoid")
-      return op("maxf", {f32(0), op("minf", {f32(1), op("addf", {op("mulf", {f32(v.p), x}, F), f32(v.q)}, F)}, F)}, F);
     if (o == "Clip") {
       Value* r = x;
       if (!std::isinf(v.p) || v.p > 0) r = op("maxf", {r, f32(v.p)}, F);
@@ -207,12 +157,6 @@ class ExprEmitter {
     fail("no float form of the elementwise operator " + o);
   }
 
-  // log(1 + e^x), which is x to float's precision above 20.
-  Value* softplus(Value* x) {
-    constexpr ElementType F = ElementType::F32;
-    return select(cmpf(OGT, x, f32(20)), x, op("log1p", {op("exp", {x}, F)}, F), F);
-  }
-
   Value* emit_int(const ExprValue& v, const std::vector<Value*>& a) {
     const std::string& o = v.op;
     constexpr ElementType I = ElementType::I64;
@@ -220,10 +164,6 @@ class ExprEmitter {
     static const std::map<std::string, std::string> direct = {
         {"Add", "addi"}, {"Sub", "subi"}, {"Mul", "muli"}, {"Max", "maxsi"}, {"Min", "minsi"}};
     if (auto it = direct.find(o); it != direct.end()) return op(it->second, a, I);
-    if (o == "Neg") return op("subi", {i64(0), x}, I);
-    if (o == "Abs") return select(cmpi(SLT, x, i64(0)), op("subi", {i64(0), x}, I), x, I);
-    if (o == "Relu") return op("maxsi", {x, i64(0)}, I);
-    if (o == "Sign") return select(cmpi(SGT, x, i64(0)), i64(1), select(cmpi(SLT, x, i64(0)), i64(-1), i64(0), I), I);
     if (o == "Clip") {
       auto saturate = [](double d, std::int64_t if_nan) -> std::int64_t {
         if (d != d) return if_nan;
@@ -237,14 +177,13 @@ class ExprEmitter {
     if (o == "Wrap") {
       const int bits = static_cast<int>(v.p);
       const Scalar narrow = bits == 8 ? Scalar::I8 : bits == 16 ? Scalar::I16 : Scalar::I32;
-      const Type nt = lanes_ ? Type::shaped(TypeKind::Vector, {loom::Extent::of(lanes_)}, narrow) : Type::scalar(narrow);
-      Value* low = b_.value(prefix() + "trunci", {x}, "low", nt);
+      Value* low = builder().value(prefix() + "trunci", {x}, "low", type(narrow));
       return op(v.q != 0 ? "extsi" : "extui", {low}, I, "wrapped");
     }
     Value* y = a.size() > 1 ? a[1] : nullptr;
     if (o == "Div") {
       // INT64_MIN / -1 wraps to INT64_MIN, as int64 arithmetic does; a zero divisor stops the run.
-      Value* overflow = b_.value(prefix() + "andi", {cmpi(EQ, x, i64(std::numeric_limits<std::int64_t>::min())), cmpi(EQ, y, i64(-1))},
+      Value* overflow = builder().value(prefix() + "andi", {cmpi(EQ, x, i64(std::numeric_limits<std::int64_t>::min())), cmpi(EQ, y, i64(-1))},
                                  "cmp", type(ElementType::Bool));
       return op("divsi", {x, select(overflow, i64(1), y, I)}, I);
     }
@@ -252,8 +191,8 @@ class ExprEmitter {
     if (o == "Mod") {
       // The divisor's sign, as Python's % does: a remainder of the other sign moves by the divisor.
       Value* r = op("remsi", {x, y}, I);
-      Value* other_sign = b_.value(prefix() + "xori", {cmpi(SLT, r, i64(0)), cmpi(SLT, y, i64(0))}, "cmp", type(ElementType::Bool));
-      Value* moves = b_.value(prefix() + "andi", {cmpi(NE, r, i64(0)), other_sign}, "cmp", type(ElementType::Bool));
+      Value* other_sign = builder().value(prefix() + "xori", {cmpi(SLT, r, i64(0)), cmpi(SLT, y, i64(0))}, "cmp", type(ElementType::Bool));
+      Value* moves = builder().value(prefix() + "andi", {cmpi(NE, r, i64(0)), other_sign}, "cmp", type(ElementType::Bool));
       return select(moves, op("addi", {r, y}, I), r, I);
     }
     if (o == "Pow") return int_pow(x, y);
@@ -264,6 +203,7 @@ class ExprEmitter {
   // else 0, as integer division of 1 by x^-y would.
   Value* int_pow(Value* x, Value* y) {
     constexpr ElementType I = ElementType::I64;
+    Builder& b_ = builder();
     Value* zero = b_.index(0, "zero");
     Value* bits = b_.index(64, "bits");
     Value* one_step = b_.index(1, "step");
@@ -288,8 +228,6 @@ class ExprEmitter {
     return select(cmpi(SLT, y, i64(0)), negative, positive, I);
   }
 
-  Builder& b_;
-  int lanes_;
 };
 
 // What a kernel's launch region holds for its body: the views, the row's outer indices.

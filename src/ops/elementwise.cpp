@@ -57,11 +57,8 @@ Extent wrap_to(ElementType t, const Extent& e) {
   return e;
 }
 
-using IntFn = std::function<std::optional<Extent>(const std::vector<Extent>&)>;
-using FloatFn = std::function<float(const std::vector<float>&)>;
+}  // namespace
 
-// Folds an elementwise node over its inputs where the build knows them all: `ints` over Integer
-// values (nullopt from it leaves the node to a kernel), `floats` over float values.
 void fold_elementwise(OpContext& c, const std::vector<std::size_t>& inputs, const IntFn& ints,
                       const FloatFn& floats, bool float_output) {
   for (std::size_t i : inputs)
@@ -104,6 +101,8 @@ void fold_elementwise(OpContext& c, const std::vector<std::size_t>& inputs, cons
     c.fold_ints(0, std::move(ints_out));
   }
 }
+
+namespace {
 
 void require_same_types(OpContext& c, const std::vector<std::size_t>& inputs) {
   ElementType t = c.input(inputs[0]).elem;
@@ -334,7 +333,7 @@ void where_op(OpContext& c) {
 void unary_same(OpContext& c) {
   const std::string& op = c.node.op_type;
   ElementType t = c.input(0).elem;
-  ElementType out_t = (op == "IsNaN" || op == "IsInf" || op == "Not") ? ElementType::Bool : t;
+  ElementType out_t = op == "Not" ? ElementType::Bool : t;
   c.set_output(0, out_t, c.input(0).dims);
   if (op == "Dropout" && c.out.size() > 1 && !c.out[1].name.empty()) c.set_output(1, ElementType::Bool, c.input(0).dims);
   // Identity and Dropout (inference) pass the value through, whatever it is.
@@ -344,41 +343,12 @@ void unary_same(OpContext& c) {
   }
   IntFn ints;
   FloatFn floats;
-  if (op == "Neg") {
-    ints = [](const std::vector<Extent>& a) { return std::optional<Extent>(-a[0]); };
-    floats = [](const std::vector<float>& a) { return -a[0]; };
-  } else if (op == "Abs") {
-    ints = [](const std::vector<Extent>& a) -> std::optional<Extent> {
-      if (prove_nonnegative(a[0]) == Proof::Holds) return a[0];
-      if (prove_nonnegative(-a[0]) == Proof::Holds) return -a[0];
-      return std::nullopt;
-    };
-    floats = [](const std::vector<float>& a) { return std::fabs(a[0]); };
-  } else if (op == "Not") {
+  if (op == "Not") {
     ints = [](const std::vector<Extent>& a) -> std::optional<Extent> {
       auto x = a[0].constant();
       if (!x) return std::nullopt;
       return Extent(*x ? 0 : 1);
     };
-  } else if (op == "Relu") {
-    ints = [](const std::vector<Extent>& a) { return std::optional<Extent>(stage0::max_of(a[0], Extent(0))); };
-    floats = [](const std::vector<float>& a) { return a[0] > 0 ? a[0] : 0.f; };
-  } else if (op == "Sqrt") {
-    floats = [](const std::vector<float>& a) { return std::sqrt(a[0]); };
-  } else if (op == "Reciprocal") {
-    floats = [](const std::vector<float>& a) { return 1.f / a[0]; };
-  } else if (op == "Exp") {
-    floats = [](const std::vector<float>& a) { return std::exp(a[0]); };
-  } else if (op == "Log") {
-    floats = [](const std::vector<float>& a) { return std::log(a[0]); };
-  } else if (op == "Floor") {
-    floats = [](const std::vector<float>& a) { return std::floor(a[0]); };
-  } else if (op == "Ceil") {
-    floats = [](const std::vector<float>& a) { return std::ceil(a[0]); };
-  } else if (op == "Tanh") {
-    floats = [](const std::vector<float>& a) { return std::tanh(a[0]); };
-  } else if (op == "Erf") {
-    floats = [](const std::vector<float>& a) { return std::erf(a[0]); };
   }
   if (!ints && !floats) return;  // a kernel's to compute
   bool f = is_float_type(t);
@@ -517,12 +487,8 @@ void register_elementwise(std::vector<OpRule>& r) {
   r.push_back({"", "Pow", pow_op});
   for (const char* op : {"Min", "Max", "Sum", "Mean"}) r.push_back({"", op, variadic});
   r.push_back({"", "Where", where_op});
-  for (const char* op : {"Identity", "Dropout", "Neg", "Abs", "Not", "Relu", "Sqrt", "Reciprocal", "Exp", "Log",
-                         "Floor", "Ceil", "Round", "Tanh", "Erf", "Sigmoid", "Softplus", "Softsign", "Elu", "Selu", "Tan",
-                         "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh",
-                         "HardSigmoid", "HardSwish", "Gelu", "LeakyRelu", "Sin", "Cos", "Sign", "IsNaN", "IsInf",
-                         "ThresholdedRelu", "Celu", "Mish", "Shrink", "Trilu", "CumSum"})
-    r.push_back({"", op, unary_same});
+  // The math and activations are unary.cpp's.
+  for (const char* op : {"Identity", "Dropout", "Not", "Gelu", "Trilu", "CumSum"}) r.push_back({"", op, unary_same});
   r.push_back({"", "Clip", clip});
   r.push_back({"", "PRelu", prelu});
   r.push_back({"", "Cast", cast});

@@ -302,6 +302,7 @@ const OpRule* find_rule(std::string_view domain, std::string_view op_type) {
   static const auto table = [] {
     std::vector<OpRule> rules;
     register_elementwise(rules);
+    register_unary(rules);
     register_shape_ops(rules);
     register_reshape(rules);
     register_slice(rules);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -96,6 +97,7 @@ const OpRule* find_rule(std::string_view domain, std::string_view op_type);
 
 // Families.
 void register_elementwise(std::vector<OpRule>& rules);
+void register_unary(std::vector<OpRule>& rules);
 void register_shape_ops(std::vector<OpRule>& rules);
 void register_reshape(std::vector<OpRule>& rules);
 void register_slice(std::vector<OpRule>& rules);
@@ -105,6 +107,12 @@ void register_reduce(std::vector<OpRule>& rules);
 void register_normalization(std::vector<OpRule>& rules);
 
 // Shared helpers.
+using IntFn = std::function<std::optional<Extent>(const std::vector<Extent>&)>;
+using FloatFn = std::function<float(const std::vector<float>&)>;
+// Folds an elementwise node over its inputs where the build knows them all: `ints` over Integer
+// values (nullopt from it leaves the node to a kernel), `floats` over float values.
+void fold_elementwise(OpContext& c, const std::vector<std::size_t>& inputs, const IntFn& ints, const FloatFn& floats,
+                      bool float_output);
 // Product of extents (checked).
 Extent product(const std::vector<Extent>& dims, std::size_t from = 0, std::size_t to = SIZE_MAX);
 // Row-major strides of a constant shape; nullopt if a dim is symbolic.

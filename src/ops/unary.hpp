@@ -1,0 +1,47 @@
+// The unary elementwise operators (math and activations: Relu, Exp, Tanh, LeakyRelu, IsNaN, ...),
+// each defined once in unary.cpp: the attributes it reads, its result type, its Loom form on f32
+// lanes (and on i64 lanes where ONNX defines it on integers), and its value at build time. Stage 0's
+// shape rule, axis naming, the lowering to a generated kernel, the kernel's Loom code and
+// `test-case`'s scope all read this table; adding such an operator is one entry
+// (docs/adding-an-operator.md).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "loom/lanes.hpp"
+#include "stage0/extent.hpp"
+
+namespace loam::ops {
+
+// An attribute the operator reads, with ONNX's default. The first reaches the forms as `p`, the
+// second as `q`.
+struct UnaryAttribute {
+  std::string_view name;
+  double fallback = 0;
+  bool integer = false;  // an int attribute (IsInf's detect_negative), else a float
+};
+
+struct UnaryOp {
+  // The Loom form over one lane value x (a scalar or a vector: `lanes` builds in its form).
+  using Form = std::function<loom::Value*(const loom::Lanes& lanes, loom::Value* x, double p, double q)>;
+
+  std::string_view name;
+  std::vector<UnaryAttribute> attributes;  // at most two
+  bool bool_result = false;                // IsNaN, IsInf: a bool of each element
+  bool leaves_range = false;               // an integer result can leave a narrow type's range (Neg, Abs)
+  Form f32;                                // on float elements
+  Form i64;                                // on integer elements, where ONNX defines the operator on them
+  // Its value where the build knows the input: in f32, as ONNX computes it (empty: the kernel's to
+  // compute), and over integers as extents (nullopt from it: the kernel's).
+  std::function<float(float x)> fold_f32;
+  std::function<std::optional<stage0::Extent>(const stage0::Extent& x)> fold_i64;
+};
+
+// The operator of the default domain named `op`, or nullptr.
+const UnaryOp* find_unary(std::string_view op);
+const std::vector<UnaryOp>& unary_ops();
+
+}  // namespace loam::ops
