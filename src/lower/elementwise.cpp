@@ -130,18 +130,16 @@ class Expression {
     }
     if (operands_.empty()) cx_.error("every operand is a constant; the build should have folded it");
     ElementwiseKernel k;
-    bool reduces = false;
-    for (const auto& v : values_) reduces = reduces || v.kind == ExprValue::Kind::Reduce;
-    const char* kind = normalise == RowNormalisation::Softmax      ? "softmax"
-                       : normalise == RowNormalisation::LogSoftmax ? "log_softmax"
-                       : reduces                                   ? "row"
-                                                                   : "ew";
-    k.symbol = kind + std::to_string(cx_.out.loom_kernels.size());
     k.normalise = normalise;
     k.out_type = out_type;
     k.out_dims = out.dims;
     k.operands = operands_;
     k.values = values_;
+    const char* kind = normalise == RowNormalisation::Softmax      ? "softmax"
+                       : normalise == RowNormalisation::LogSoftmax ? "log_softmax"
+                       : has_reduction(k)                          ? "row"
+                                                                   : "ew";
+    k.symbol = kind + std::to_string(cx_.out.loom_kernels.size());
     if (!cx_.out.kernels) cx_.out.kernels = std::make_shared<loom::Module>();
     cx_.out.kernels->file = cx_.origin;
     const std::vector<Extent> passed = build_elementwise_kernel(*cx_.out.kernels, k);

@@ -30,6 +30,12 @@ loom::Scalar loom_scalar(ElementType t) {
   }
 }
 
+bool has_reduction(const ElementwiseKernel& k) {
+  for (const auto& v : k.values)
+    if (v.kind == ExprValue::Kind::Reduce) return true;
+  return false;
+}
+
 namespace {
 
 constexpr int kLanes = 16;
@@ -45,8 +51,6 @@ struct Group {
   std::vector<std::size_t> dims;  // result axes, in order
   std::vector<bool> present;      // per operand: it spans these axes (else it broadcasts along them)
 };
-
-bool has_reduction(const ElementwiseKernel& k);
 
 // A row that is normalised or reduced stays the last group, alone, whatever its extent.
 std::vector<Group> merge_axes(const ElementwiseKernel& k) {
@@ -249,13 +253,6 @@ std::vector<Value*> at_column(const Row& row, Value* c) {
   std::vector<Value*> at = row.outer;
   at.push_back(c);
   return at;
-}
-
-// Whether the expression reduces along the row.
-bool has_reduction(const ElementwiseKernel& k) {
-  for (const auto& v : k.values)
-    if (v.kind == ExprValue::Kind::Reduce) return true;
-  return false;
 }
 
 // The expression along one row. A reduction, and a value computed from reductions and constants

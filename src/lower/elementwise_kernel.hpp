@@ -115,6 +115,9 @@ struct PendingExpression {
 // again as its launch parameters, before the result's buffer and each operand's.
 std::vector<stage0::Extent> build_elementwise_kernel(loom::Module& module, const ElementwiseKernel& kernel);
 
+// Whether the kernel's expression reduces along the row (its row is then the last axis, alone).
+bool has_reduction(const ElementwiseKernel& kernel);
+
 // The Loom scalar a compute type is held in (F32 f32, I64 i64, Bool i1).
 loom::Scalar loom_scalar(ElementType t);
 
