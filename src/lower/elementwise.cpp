@@ -349,7 +349,10 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
                         : static_cast<double>(cx.attr_float(name.c_str(), static_cast<float>(a.fallback)));
     }
     const int x = e.operand(cx.in(0), out.axes);
-    const int r = e.op(std::string(u->name), {x}, u->bool_result ? ElementType::Bool : e.type_of(x), pq[0], pq[1]);
+    const ElementType t = e.type_of(x);
+    if ((t == ElementType::F32 && !u->f32) || (t == ElementType::I64 && !u->i64) || t == ElementType::Bool)
+      cx.error(std::string("no kernel computes ") + op + " on " + element_type_name(cx.info(cx.in(0)).elem) + " elements");
+    const int r = e.op(std::string(u->name), {x}, u->bool_result ? ElementType::Bool : t, pq[0], pq[1]);
     if (is_narrow_integer(out.elem) && u->leaves_range) e.wrapped(r, out.elem);
     e.finish(out);
     return true;
