@@ -1,4 +1,5 @@
 #include "axes/naming.hpp"
+#include "ops/binary.hpp"
 #include "ops/unary.hpp"
 
 #include <algorithm>
@@ -62,10 +63,7 @@ bool is_folded_scalar_operand(const Node& node, std::size_t i, const stage0::Sta
     if (v->source == stage0::ValueState::Source::Initializer) return true;
     return v->value && v->value->size() == 1 && v->value->all_constant();
   }
-  static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod",
-                                               "PRelu", "Equal", "Less", "LessOrEqual", "Greater",
-                                               "GreaterOrEqual", "And", "Or", "Xor"};
-  if (!binary.count(node.op_type) || node.inputs.size() != 2 || i > 1) return false;
+  if (!node.domain.empty() || !ops::find_binary(node.op_type) || node.inputs.size() != 2 || i > 1) return false;
   const auto* v = st.find(node.inputs[i]);
   const auto* other = st.find(node.inputs[1 - i]);
   if (!v || !other || !v->value || other->value) return false;
@@ -426,9 +424,8 @@ void Namer::name_node(const Node& n) {
   static const std::set<std::string> unary = {
       "Not", "Clip", "Identity", "Cast", "Softmax", "LogSoftmax", "Gelu", "SoftmaxFlattened", "LogSoftmaxFlattened",
       "Slice", "Pad", "Tile", "Hardmax"};
-  static const std::set<std::string> broadcasting = {
-      "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod", "Equal", "Less", "LessOrEqual",
-      "Greater", "GreaterOrEqual", "And", "Or", "Xor", "Where", "PRelu", "Sum", "Mean", "BitShift"};
+  // The binary and variadic operators of ops/binary.hpp, and Where, broadcast their operands.
+  const bool broadcasting = n.domain.empty() && (ops::find_binary(op) || op == "Where");
 
   if (unary.count(op) || (n.domain.empty() && ops::find_unary(op))) return same_as_input();
   if (op == "Dropout") {
@@ -436,7 +433,7 @@ void Namer::name_node(const Node& n) {
     if (n.outputs.size() > 1 && !n.outputs[1].empty()) same_as_input(1);
     return;
   }
-  if (broadcasting.count(op)) {
+  if (broadcasting) {
     std::vector<std::string> operands;
     for (auto i : data_operands(n))
       if (!is_folded_scalar_operand(n, i, *st_)) operands.push_back(in(i));

@@ -12,28 +12,17 @@
 #include "axes/naming.hpp"
 #include "lower/context.hpp"
 #include "lower/elementwise_kernel.hpp"
+#include "ops/binary.hpp"
 #include "ops/unary.hpp"
 
 namespace loam::lower {
 namespace {
 
-const std::map<std::string, std::string>& binary_ops() {
-  static const std::map<std::string, std::string> m = {
-      {"Add", "Add"}, {"Sub", "Sub"}, {"Mul", "Mul"}, {"Div", "Div"}, {"Pow", "Pow"}, {"Max", "Max"},
-      {"Min", "Min"}, {"Mod", "Mod"}, {"PRelu", "PRelu"}, {"Equal", "Equal"}, {"Less", "Less"},
-      {"LessOrEqual", "LessOrEqual"}, {"Greater", "Greater"}, {"GreaterOrEqual", "GreaterOrEqual"},
-      {"And", "And"}, {"Or", "Or"}, {"Xor", "Xor"}, {"Sum", "Add"}, {"Mean", "Add"}};
-  return m;
-}
-
-bool is_bool_result(const std::string& op) {
-  return op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" || op == "GreaterOrEqual" ||
-         op == "And" || op == "Or" || op == "Xor";
-}
-
-// Whether the binary `op` can leave its operands' range, so a narrow integer result needs a Wrap.
-bool can_leave_range(const std::string& op) {
-  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Sum";
+// A table operator's attribute on the node, or ONNX's default: what its Loom form reads as p or q.
+double attribute(const LowerContext& cx, const ops::ElementwiseAttribute& a) {
+  const std::string name(a.name);
+  return a.integer ? static_cast<double>(cx.attr_int(name.c_str(), static_cast<std::int64_t>(a.fallback)))
+                   : static_cast<double>(cx.attr_float(name.c_str(), static_cast<float>(a.fallback)));
 }
 
 // The module's compute type of an element type: F32, I64 or Bool.
@@ -216,7 +205,7 @@ bool is_elementwise_kernel(const Node& n, const stage0::Stage0Result& analysed) 
     const auto* to = analysed.find(n.outputs[0]);
     return from && to && (cpp_compute_type(from->elem) != cpp_compute_type(to->elem) || is_narrow_integer(to->elem));
   }
-  return ops::find_unary(op) || binary_ops().count(op) || op == "Not" || op == "Clip" || op == "Where";
+  return ops::find_unary(op) || ops::find_binary(op) || op == "Not" || op == "Clip" || op == "Where";
 }
 
 bool is_row_normaliser(const Node& n, const stage0::Stage0Result& analysed) {
@@ -336,18 +325,12 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
   }
   if (!n.domain.empty()) return false;
   const TensorInfo out = cx.info(n.outputs.at(0));
-  const bool wraps = is_narrow_integer(out.elem) && can_leave_range(op);
   Expression e(cx);
 
   if (const ops::UnaryOp* u = ops::find_unary(op)) {
     // The operator's attributes, with ONNX's defaults, reach its Loom form as p and q.
     double pq[2] = {0, 0};
-    for (std::size_t k = 0; k < u->attributes.size() && k < 2; ++k) {
-      const ops::UnaryAttribute& a = u->attributes[k];
-      const std::string name(a.name);
-      pq[k] = a.integer ? static_cast<double>(cx.attr_int(name.c_str(), static_cast<std::int64_t>(a.fallback)))
-                        : static_cast<double>(cx.attr_float(name.c_str(), static_cast<float>(a.fallback)));
-    }
+    for (std::size_t k = 0; k < u->attributes.size() && k < 2; ++k) pq[k] = attribute(cx, u->attributes[k]);
     const int x = e.operand(cx.in(0), out.axes);
     const ElementType t = e.type_of(x);
     if ((t == ElementType::F32 && !u->f32) || (t == ElementType::I64 && !u->i64) || t == ElementType::Bool)
@@ -412,8 +395,8 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
     e.finish(out);
     return true;
   }
-  auto bin = binary_ops().find(op);
-  if (bin == binary_ops().end()) return false;
+  const ops::BinaryOp* bin = ops::find_binary(op);
+  if (!bin) return false;
 
   // The operands: each tensor an operand, a one-element number the build knows a constant of the
   // other operand's type; variadic Sum/Mean/Max/Min fold left.
@@ -452,15 +435,17 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
       return true;
     }
   }
-  const bool fmod = op == "Mod" && cx.attr_int("fmod", 0) != 0;
-  const std::string name = fmod ? "Fmod" : bin->second;
-  const ElementType value_type = is_bool_result(op) ? ElementType::Bool : compute;
+  // The table's form for the compute type; none (Mean of integers, BitShift) refuses by name.
+  const ops::BinaryOp::Form& form = compute == ElementType::F32 ? bin->f32 : compute == ElementType::I64 ? bin->i64 : bin->i1;
+  if (!form) cx.error(std::string("no kernel computes ") + op + " on " + element_type_name(cx.info(cx.in(present[0])).elem) + " elements");
+  const double p = bin->attributes.empty() ? 0 : attribute(cx, bin->attributes[0]);
+  const ElementType value_type = bin->bool_result() ? ElementType::Bool : compute;
   int acc = leaf[0];
-  for (std::size_t k = 1; k < leaf.size(); ++k) acc = e.op(name, {acc, leaf[k]}, value_type);
-  if (op == "Mean" && leaf.size() > 1) acc = e.op("Mul", {acc, e.number(1.0 / static_cast<double>(leaf.size()), compute)}, compute);
+  for (std::size_t k = 1; k < leaf.size(); ++k) acc = e.op(op, {acc, leaf[k]}, value_type, p);
+  if (bin->mean && leaf.size() > 1) acc = e.op("Mul", {acc, e.number(1.0 / static_cast<double>(leaf.size()), compute)}, compute);
   if (leaf.size() == 1) acc = e.op("Identity", {acc}, value_type);
   if (value_type == ElementType::F32 && compute_of(cx, out.elem) == ElementType::I64) acc = e.op("Cast", {acc}, ElementType::I64);
-  if (wraps) acc = e.wrapped(acc, out.elem);
+  if (is_narrow_integer(out.elem) && bin->leaves_range) acc = e.wrapped(acc, out.elem);
   e.finish(out);
   return true;
 }

@@ -8,6 +8,7 @@
 
 #include "loom/builder.hpp"
 #include "loom/lanes.hpp"
+#include "ops/binary.hpp"
 #include "ops/unary.hpp"
 #include "support/error.hpp"
 
@@ -118,120 +119,30 @@ class ExprEmitter : public loom::Lanes {
       if (!form) fail(std::string("the elementwise operator ") + o + " is not defined on " + element_type_name(t[0]));
       return form(*this, a[0], v.p, v.q);
     }
+    if (const ops::BinaryOp* bin = ops::find_binary(o)) {
+      // Logic reads its operands as truth values; the rest compute in the first operand's type.
+      if (bin->family == ops::BinaryOp::Family::Logic) return bin->i1(*this, truth(a[0], t[0]), truth(a[1], t[1]), v.p);
+      const ops::BinaryOp::Form& form = t[0] == ElementType::F32 ? bin->f32 : t[0] == ElementType::I64 ? bin->i64 : bin->i1;
+      if (!form) fail(std::string("the elementwise operator ") + o + " is not defined on " + element_type_name(t[0]));
+      return form(*this, a[0], a[1], v.p);
+    }
     if (o == "Cast") return cast(a[0], t[0], rt);
     if (o == "Where") return select(a[0], a[1], a[2], rt);
     if (o == "Identity") return a[0];
-    if (o == "And" || o == "Or" || o == "Xor") {
-      static const std::map<std::string, std::string> ops = {{"And", "andi"}, {"Or", "ori"}, {"Xor", "xori"}};
-      return op(ops.at(o), {truth(a[0], t[0]), truth(a[1], t[1])}, ElementType::Bool);
-    }
     if (o == "Not") {
       if (t[0] == ElementType::Bool) return op("xori", {a[0], boolean(true)}, ElementType::Bool);
       if (t[0] == ElementType::F32) return select(cmpf(OEQ, a[0], f32(0)), f32(1), f32(0), rt);
       return select(cmpi(EQ, a[0], i64(0)), i64(1), i64(0), rt);
     }
-    const ElementType et = t.empty() ? rt : t[0];
-    if (o == "Equal" || o == "Less" || o == "LessOrEqual" || o == "Greater" || o == "GreaterOrEqual") {
-      static const std::map<std::string, std::pair<int, int>> preds = {
-          {"Equal", {OEQ, EQ}}, {"Less", {OLT, SLT}}, {"LessOrEqual", {OLE, SLE}}, {"Greater", {OGT, SGT}}, {"GreaterOrEqual", {OGE, SGE}}};
-      const auto [pf, pi] = preds.at(o);
-      return et == ElementType::F32 ? cmpf(pf, a[0], a[1]) : cmpi(pi, a[0], a[1]);
-    }
-    if (et == ElementType::F32) return emit_float(v, a);
-    if (et == ElementType::I64) return emit_int(v, a);
-    fail("the elementwise operator " + o + " is not defined on bool");
-  }
-
- private:
-  Value* emit_float(const ExprValue& v, const std::vector<Value*>& a) {
-    const std::string& o = v.op;
-    constexpr ElementType F = ElementType::F32;
-    static const std::map<std::string, std::string> direct = {{"Add", "addf"}, {"Sub", "subf"}, {"Mul", "mulf"}, {"Div", "divf"},
-                                                              {"Pow", "powf"}, {"Max", "maxf"}, {"Min", "minf"}, {"Mod", "remf"},
-                                                              {"Fmod", "remf"}};
-    if (auto it = direct.find(o); it != direct.end()) return op(it->second, a, F);
-    Value* x = a[0];
-    if (o == "Clip") {
-      Value* r = x;
-      if (!std::isinf(v.p) || v.p > 0) r = op("maxf", {r, f32(v.p)}, F);
-      if (!std::isinf(v.q) || v.q < 0) r = op("minf", {r, f32(v.q)}, F);
-      return r;
-    }
-    if (o == "PRelu") return select(cmpf(OLT, x, f32(0)), op("mulf", {x, a[1]}, F), x, F);
-    fail("no float form of the elementwise operator " + o);
-  }
-
-  Value* emit_int(const ExprValue& v, const std::vector<Value*>& a) {
-    const std::string& o = v.op;
-    constexpr ElementType I = ElementType::I64;
-    Value* x = a[0];
-    static const std::map<std::string, std::string> direct = {
-        {"Add", "addi"}, {"Sub", "subi"}, {"Mul", "muli"}, {"Max", "maxsi"}, {"Min", "minsi"}};
-    if (auto it = direct.find(o); it != direct.end()) return op(it->second, a, I);
-    if (o == "Clip") {
-      auto saturate = [](double d, std::int64_t if_nan) -> std::int64_t {
-        if (d != d) return if_nan;
-        if (d <= -9223372036854775808.0) return std::numeric_limits<std::int64_t>::min();
-        if (d >= 9223372036854775808.0) return std::numeric_limits<std::int64_t>::max();
-        return static_cast<std::int64_t>(d);
-      };
-      Value* r = op("maxsi", {x, i64(saturate(v.p, std::numeric_limits<std::int64_t>::min()))}, I);
-      return op("minsi", {r, i64(saturate(v.q, std::numeric_limits<std::int64_t>::max()))}, I);
-    }
     if (o == "Wrap") {
+      // The low bits of an int64 as a narrow integer of p bits, sign-extended when q is set.
       const int bits = static_cast<int>(v.p);
       const Scalar narrow = bits == 8 ? Scalar::I8 : bits == 16 ? Scalar::I16 : Scalar::I32;
-      Value* low = builder().value(prefix() + "trunci", {x}, "low", type(narrow));
-      return op(v.q != 0 ? "extsi" : "extui", {low}, I, "wrapped");
+      Value* low = builder().value(prefix() + "trunci", {a[0]}, "low", type(narrow));
+      return op(v.q != 0 ? "extsi" : "extui", {low}, ElementType::I64, "wrapped");
     }
-    Value* y = a.size() > 1 ? a[1] : nullptr;
-    if (o == "Div") {
-      // INT64_MIN / -1 wraps to INT64_MIN, as int64 arithmetic does; a zero divisor stops the run.
-      Value* overflow = builder().value(prefix() + "andi", {cmpi(EQ, x, i64(std::numeric_limits<std::int64_t>::min())), cmpi(EQ, y, i64(-1))},
-                                 "cmp", type(ElementType::Bool));
-      return op("divsi", {x, select(overflow, i64(1), y, I)}, I);
-    }
-    if (o == "Fmod") return op("remsi", {x, y}, I);
-    if (o == "Mod") {
-      // The divisor's sign, as Python's % does: a remainder of the other sign moves by the divisor.
-      Value* r = op("remsi", {x, y}, I);
-      Value* other_sign = builder().value(prefix() + "xori", {cmpi(SLT, r, i64(0)), cmpi(SLT, y, i64(0))}, "cmp", type(ElementType::Bool));
-      Value* moves = builder().value(prefix() + "andi", {cmpi(NE, r, i64(0)), other_sign}, "cmp", type(ElementType::Bool));
-      return select(moves, op("addi", {r, y}, I), r, I);
-    }
-    if (o == "Pow") return int_pow(x, y);
-    fail("no integer form of the elementwise operator " + o);
+    fail("no form of the elementwise operator " + o);
   }
-
-  // x^y by squaring over y's 64 bits (wrapping); a negative y gives 1 for x = 1, +-1 for x = -1,
-  // else 0, as integer division of 1 by x^-y would.
-  Value* int_pow(Value* x, Value* y) {
-    constexpr ElementType I = ElementType::I64;
-    Builder& b_ = builder();
-    Value* zero = b_.index(0, "zero");
-    Value* bits = b_.index(64, "bits");
-    Value* one_step = b_.index(1, "step");
-    Op& loop = b_.op("scf.for", {zero, bits, one_step, i64(1), x, y},
-                     {{"result", type(I)}, {"base", type(I)}, {"exponent", type(I)}});
-    loom::Block* outer = b_.insertion();
-    loom::Block& body = b_.region(loop, {{"bit", Type::index()}, {"acc", type(I)}, {"b", type(I)}, {"e", type(I)}});
-    Value* acc = body.args[1].get();
-    Value* base = body.args[2].get();
-    Value* e = body.args[3].get();
-    Value* odd = cmpi(NE, op("andi", {e, i64(1)}, I), i64(0));
-    Value* next_acc = select(odd, op("muli", {acc, base}, I), acc, I);
-    Value* next_base = op("muli", {base, base}, I);
-    Value* next_e = op("shrui", {e, i64(1)}, I);
-    b_.op("scf.yield", {next_acc, next_base, next_e});
-    b_.set_insertion(*outer);
-    Value* positive = loop.result(0);
-    Value* negative = select(cmpi(EQ, x, i64(1)), i64(1),
-                             select(cmpi(EQ, x, i64(-1)),
-                                    select(cmpi(NE, op("andi", {y, i64(1)}, I), i64(0)), i64(-1), i64(1), I), i64(0), I),
-                             I);
-    return select(cmpi(SLT, y, i64(0)), negative, positive, I);
-  }
-
 };
 
 // What a kernel's launch region holds for its body: the views, the row's outer indices.

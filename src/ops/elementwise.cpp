@@ -1,10 +1,11 @@
-// Elementwise operators: unary and binary arithmetic, comparisons, logic, Where, Cast, Identity,
-// Clip, the activation functions, and loam.ZipAt (pre-opset-7 broadcast). Shape rule: ONNX's
+// Elementwise operators besides the unary (unary.cpp) and binary (binary.cpp) tables: Where, Cast,
+// Identity, Clip, and loam.ZipAt (pre-opset-7 broadcast); and the fold they all share. Shape rule: ONNX's
 // multidirectional broadcast. Fold: over the build-known integers as Extents (polynomials and
 // derived symbols), over a float Constant's values in f32; never over a float initializer.
 #include <cmath>
 #include <functional>
 
+#include "ops/binary.hpp"
 #include "ops/op.hpp"
 #include "support/error.hpp"
 
@@ -59,6 +60,14 @@ Extent wrap_to(ElementType t, const Extent& e) {
 
 }  // namespace
 
+void require_same_types(OpContext& c, const std::vector<std::size_t>& inputs) {
+  ElementType t = c.input(inputs[0]).elem;
+  for (std::size_t i : inputs)
+    if (c.input(i).elem != t)
+      c.error(c.tensor(i) + " is " + element_type_name(c.input(i).elem) + " but " + c.tensor(inputs[0]) + " is " +
+              element_type_name(t));
+}
+
 void fold_elementwise(OpContext& c, const std::vector<std::size_t>& inputs, const IntFn& ints,
                       const FloatFn& floats, bool float_output) {
   for (std::size_t i : inputs)
@@ -103,200 +112,6 @@ void fold_elementwise(OpContext& c, const std::vector<std::size_t>& inputs, cons
 }
 
 namespace {
-
-void require_same_types(OpContext& c, const std::vector<std::size_t>& inputs) {
-  ElementType t = c.input(inputs[0]).elem;
-  for (std::size_t i : inputs)
-    if (c.input(i).elem != t)
-      c.error(c.tensor(i) + " is " + element_type_name(c.input(i).elem) + " but " + c.tensor(inputs[0]) + " is " +
-              element_type_name(t));
-}
-
-// ----- binary arithmetic -----
-
-std::optional<Extent> int_div(OpContext& c, const Extent& a, const Extent& b) {
-  if (auto bc = b.constant()) {
-    if (*bc == 0) c.error("integer division by 0");
-    if (auto ac = a.constant()) {
-      if (*ac == INT64_MIN && *bc == -1) c.error("integer division -2^63 / -1 is past 2^63");
-      return Extent(*ac / *bc);  // C++ truncates toward zero, as ONNX's Div does
-    }
-    if (auto q = a.divide_exactly(b)) return q;
-    // Truncating is rounding down only where the dividend is never negative and the divisor positive.
-    if (*bc > 0 && prove_nonnegative(a) == Proof::Holds) return stage0::floor_div(a, b);
-    c.error("integer Div of " + a.to_string() + " by " + b.to_string() +
-            ": the build divides a symbol only where the dividend is never negative and the divisor a positive number");
-  }
-  if (prove_nonnegative(b - Extent(1)) == Proof::Holds)
-    if (auto q = a.divide_exactly(b)) return q;
-  c.error("integer Div of " + a.to_string() + " by the symbolic " + b.to_string() +
-          ": the build divides a symbol only by a number, or by a length it can show is at least 1");
-}
-
-std::optional<Extent> int_pow(const Extent& a, const Extent& b) {
-  auto e = b.constant();
-  if (!e || *e < 0 || *e > 64) return std::nullopt;
-  Extent r(1);
-  for (int64_t k = 0; k < *e; ++k) r = r * a;
-  return r;
-}
-
-// Decides a comparison for every input; nullopt where the run decides it.
-std::optional<bool> decide_nonnegative(const Extent& e) {
-  switch (prove_nonnegative(e)) {
-    case Proof::Holds: return true;
-    case Proof::Fails: return false;
-    case Proof::Unknown: return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-std::optional<Extent> from_bool(std::optional<bool> b) {
-  if (!b) return std::nullopt;
-  return Extent(*b ? 1 : 0);
-}
-
-void binary(OpContext& c) {
-  const std::string& op = c.node.op_type;
-  require_same_types(c, {0, 1});
-  ElementType t = c.input(0).elem;
-  bool compare = op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" || op == "GreaterOrEqual";
-  bool logic = op == "And" || op == "Or" || op == "Xor";
-  c.set_output(0, compare || logic ? ElementType::Bool : t, c.broadcast({0, 1}));
-  IntFn ints;
-  FloatFn floats;
-  if (op == "Add") {
-    ints = [](const std::vector<Extent>& a) { return std::optional<Extent>(a[0] + a[1]); };
-    floats = [](const std::vector<float>& a) { return a[0] + a[1]; };
-  } else if (op == "Sub") {
-    ints = [](const std::vector<Extent>& a) { return std::optional<Extent>(a[0] - a[1]); };
-    floats = [](const std::vector<float>& a) { return a[0] - a[1]; };
-  } else if (op == "Mul") {
-    ints = [](const std::vector<Extent>& a) { return std::optional<Extent>(a[0] * a[1]); };
-    floats = [](const std::vector<float>& a) { return a[0] * a[1]; };
-  } else if (op == "Div") {
-    ints = [&c](const std::vector<Extent>& a) { return int_div(c, a[0], a[1]); };
-    floats = [](const std::vector<float>& a) { return a[0] / a[1]; };
-  } else if (op == "Mod") {
-    bool fmod = c.attr_int("fmod", 0) != 0;
-    ints = [&c, fmod](const std::vector<Extent>& a) -> std::optional<Extent> {
-      auto x = a[0].constant(), y = a[1].constant();
-      if (!x || !y) return std::nullopt;
-      if (*y == 0) c.error("integer Mod by 0");
-      if (*y == -1) return Extent(0);
-      int64_t r = *x % *y;
-      if (!fmod && r != 0 && ((r < 0) != (*y < 0))) r += *y;  // the divisor's sign, as numpy
-      return Extent(r);
-    };
-    floats = [fmod](const std::vector<float>& a) {
-      float r = std::fmod(a[0], a[1]);
-      if (!fmod && r != 0 && ((r < 0) != (a[1] < 0))) r += a[1];
-      return r;
-    };
-  } else if (op == "Pow") {
-    // Pow's exponent may carry its own type (T1); the result keeps the base's.
-    ints = [](const std::vector<Extent>& a) { return int_pow(a[0], a[1]); };
-    floats = [](const std::vector<float>& a) { return std::pow(a[0], a[1]); };
-  } else if (op == "Equal") {
-    ints = [](const std::vector<Extent>& a) -> std::optional<Extent> {
-      if (a[0] == a[1]) return Extent(1);
-      Extent d = a[0] - a[1];
-      if (d.is_constant()) return Extent(0);
-      if (prove_nonnegative(d - Extent(1)) == Proof::Holds || prove_nonnegative(-d - Extent(1)) == Proof::Holds)
-        return Extent(0);
-      return std::nullopt;
-    };
-    floats = [](const std::vector<float>& a) { return a[0] == a[1] ? 1.f : 0.f; };
-  } else if (op == "Less") {
-    ints = [](const std::vector<Extent>& a) { return from_bool(decide_nonnegative(a[1] - a[0] - Extent(1))); };
-    floats = [](const std::vector<float>& a) { return a[0] < a[1] ? 1.f : 0.f; };
-  } else if (op == "Greater") {
-    ints = [](const std::vector<Extent>& a) { return from_bool(decide_nonnegative(a[0] - a[1] - Extent(1))); };
-    floats = [](const std::vector<float>& a) { return a[0] > a[1] ? 1.f : 0.f; };
-  } else if (op == "LessOrEqual") {
-    ints = [](const std::vector<Extent>& a) { return from_bool(decide_nonnegative(a[1] - a[0])); };
-    floats = [](const std::vector<float>& a) { return a[0] <= a[1] ? 1.f : 0.f; };
-  } else if (op == "GreaterOrEqual") {
-    ints = [](const std::vector<Extent>& a) { return from_bool(decide_nonnegative(a[0] - a[1])); };
-    floats = [](const std::vector<float>& a) { return a[0] >= a[1] ? 1.f : 0.f; };
-  } else if (logic) {
-    ints = [op](const std::vector<Extent>& a) -> std::optional<Extent> {
-      auto x = a[0].constant(), y = a[1].constant();
-      if (!x || !y) return std::nullopt;
-      bool p = *x != 0, q = *y != 0;
-      bool r = op == "And" ? (p && q) : op == "Or" ? (p || q) : (p != q);
-      return Extent(r ? 1 : 0);
-    };
-  }
-  if (is_float_type(t) && !compare) {
-    fold_elementwise(c, {0, 1}, nullptr, floats, true);
-    return;
-  }
-  fold_elementwise(c, {0, 1}, ints, compare ? floats : nullptr, false);
-}
-
-void pow_op(OpContext& c) {
-  // Pow(T, T1): the exponent may differ in type.
-  ElementType t = c.input(0).elem;
-  c.set_output(0, t, c.broadcast({0, 1}));
-  if (is_float_type(t)) {
-    fold_elementwise(c, {0, 1}, nullptr, [](const std::vector<float>& a) { return std::pow(a[0], a[1]); }, true);
-  } else {
-    fold_elementwise(c, {0, 1}, [](const std::vector<Extent>& a) { return int_pow(a[0], a[1]); }, nullptr, false);
-  }
-}
-
-// ----- variadic Min / Max / Sum / Mean -----
-
-void variadic(OpContext& c) {
-  const std::string& op = c.node.op_type;
-  std::vector<std::size_t> all;
-  for (std::size_t i = 0; i < c.input_count(); ++i) all.push_back(i);
-  if (all.empty()) c.error("takes at least one input");
-  require_same_types(c, all);
-  ElementType t = c.input(0).elem;
-  c.set_output(0, t, c.broadcast(all));
-  IntFn ints;
-  FloatFn floats;
-  if (op == "Min" || op == "Max") {
-    bool is_min = op == "Min";
-    ints = [is_min](const std::vector<Extent>& a) -> std::optional<Extent> {
-      // A number is the limit a symbol is clamped by; otherwise the first operand is the value.
-      Extent r = a[0];
-      for (std::size_t k = 1; k < a.size(); ++k) {
-        const Extent& x = a[k];
-        bool x_is_limit = x.is_constant() || !r.is_constant();
-        const Extent& value = x_is_limit ? r : x;
-        const Extent& limit = x_is_limit ? x : r;
-        r = is_min ? stage0::min_of(value, limit) : stage0::max_of(value, limit);
-      }
-      return r;
-    };
-    floats = [is_min](const std::vector<float>& a) {
-      float r = a[0];
-      for (float x : a) r = std::isnan(x) || std::isnan(r) ? NAN : (is_min ? std::min(r, x) : std::max(r, x));
-      return r;
-    };
-  } else if (op == "Sum") {
-    ints = [](const std::vector<Extent>& a) -> std::optional<Extent> {
-      Extent r(0);
-      for (const auto& x : a) r = r + x;
-      return r;
-    };
-    floats = [](const std::vector<float>& a) {
-      float r = 0;
-      for (float x : a) r += x;
-      return r;
-    };
-  } else {  // Mean: floats only
-    floats = [](const std::vector<float>& a) {
-      float r = 0;
-      for (float x : a) r += x;
-      return r / static_cast<float>(a.size());
-    };
-  }
-  fold_elementwise(c, all, is_float_type(t) ? nullptr : ints, floats, is_float_type(t));
-}
 
 // ----- Where -----
 
@@ -376,16 +191,6 @@ void clip(OpContext& c) {
     out.push_back(r);
   }
   c.fold_ints(0, std::move(out));
-}
-
-void prelu(OpContext& c) {
-  require_same_types(c, {0, 1});
-  // Slope broadcasts unidirectionally to X.
-  std::vector<Extent> r = c.broadcast({0, 1});
-  if (r.size() != c.rank(0)) c.error(c.tensor(1) + " " + c.input(1).shape_string() + " does not broadcast to " + c.tensor(0));
-  for (std::size_t k = 0; k < r.size(); ++k)
-    if (!(r[k] == c.input(0).dims[k])) c.error(c.tensor(1) + " " + c.input(1).shape_string() + " stretches " + c.tensor(0) + " " + c.input(0).shape_string());
-  c.set_output(0, c.input(0).elem, c.input(0).dims);
 }
 
 // ----- Cast -----
@@ -472,25 +277,18 @@ void zip_at(OpContext& c) {
   std::vector<Extent> r = c.broadcast_shapes({a.dims, padded}, {c.tensor(0), c.tensor(1)});
   for (std::size_t k = 0; k < r.size(); ++k)
     if (!(r[k] == a.dims[k])) c.error(c.tensor(1) + " " + b.shape_string() + " stretches " + c.tensor(0) + " " + a.shape_string());
-  bool compare = op == "Equal" || op == "Less" || op == "Greater";
-  if (op != "Add" && op != "Sub" && op != "Mul" && op != "Div" && op != "Pow" && !compare && op != "And" && op != "Or" && op != "Xor")
-    c.error("attribute 'op' names no arithmetic operator ('" + op + "')");
-  c.set_output(0, compare || op == "And" || op == "Or" || op == "Xor" ? ElementType::Bool : a.elem, a.dims);
+  const BinaryOp* zipped = find_binary(op);
+  if (!zipped || zipped->variadic || zipped->shape_of_first) c.error("attribute 'op' names no arithmetic operator ('" + op + "')");
+  c.set_output(0, zipped->bool_result() ? ElementType::Bool : a.elem, a.dims);
 }
 
 }  // namespace
 
 void register_elementwise(std::vector<OpRule>& r) {
-  for (const char* op : {"Add", "Sub", "Mul", "Div", "Mod", "Equal", "Less", "Greater", "LessOrEqual",
-                         "GreaterOrEqual", "And", "Or", "Xor", "BitShift"})
-    r.push_back({"", op, binary});
-  r.push_back({"", "Pow", pow_op});
-  for (const char* op : {"Min", "Max", "Sum", "Mean"}) r.push_back({"", op, variadic});
   r.push_back({"", "Where", where_op});
-  // The math and activations are unary.cpp's.
+  // The math and activations are unary.cpp's; the arithmetic, comparisons and logic binary.cpp's.
   for (const char* op : {"Identity", "Dropout", "Not", "Gelu", "Trilu", "CumSum"}) r.push_back({"", op, unary_same});
   r.push_back({"", "Clip", clip});
-  r.push_back({"", "PRelu", prelu});
   r.push_back({"", "Cast", cast});
   r.push_back({"", "CastLike", cast_like});
   r.push_back({"loam", "ZipAt", zip_at});

@@ -303,6 +303,7 @@ const OpRule* find_rule(std::string_view domain, std::string_view op_type) {
     std::vector<OpRule> rules;
     register_elementwise(rules);
     register_unary(rules);
+    register_binary(rules);
     register_shape_ops(rules);
     register_reshape(rules);
     register_slice(rules);

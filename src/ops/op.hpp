@@ -98,6 +98,7 @@ const OpRule* find_rule(std::string_view domain, std::string_view op_type);
 // Families.
 void register_elementwise(std::vector<OpRule>& rules);
 void register_unary(std::vector<OpRule>& rules);
+void register_binary(std::vector<OpRule>& rules);
 void register_shape_ops(std::vector<OpRule>& rules);
 void register_reshape(std::vector<OpRule>& rules);
 void register_slice(std::vector<OpRule>& rules);
@@ -113,6 +114,8 @@ using FloatFn = std::function<float(const std::vector<float>&)>;
 // values (nullopt from it leaves the node to a kernel), `floats` over float values.
 void fold_elementwise(OpContext& c, const std::vector<std::size_t>& inputs, const IntFn& ints, const FloatFn& floats,
                       bool float_output);
+// Stops the build unless the inputs listed share one element type, naming the one that differs.
+void require_same_types(OpContext& c, const std::vector<std::size_t>& inputs);
 // Product of extents (checked).
 Extent product(const std::vector<Extent>& dims, std::size_t from = 0, std::size_t to = SIZE_MAX);
 // Row-major strides of a constant shape; nullopt if a dim is symbolic.

@@ -16,9 +16,9 @@
 
 namespace loam::ops {
 
-// An attribute the operator reads, with ONNX's default. The first reaches the forms as `p`, the
-// second as `q`.
-struct UnaryAttribute {
+// An attribute an elementwise operator reads (unary or binary), with ONNX's default. The first
+// reaches the forms as `p`, the second as `q`.
+struct ElementwiseAttribute {
   std::string_view name;
   double fallback = 0;
   bool integer = false;  // an int attribute (IsInf's detect_negative), else a float
@@ -29,7 +29,7 @@ struct UnaryOp {
   using Form = std::function<loom::Value*(const loom::Lanes& lanes, loom::Value* x, double p, double q)>;
 
   std::string_view name;
-  std::vector<UnaryAttribute> attributes;  // at most two
+  std::vector<ElementwiseAttribute> attributes;  // at most two
   bool bool_result = false;                // IsNaN, IsInf: a bool of each element
   bool leaves_range = false;               // an integer result can leave a narrow type's range (Neg, Abs)
   Form f32;                                // on float elements
