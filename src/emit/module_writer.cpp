@@ -225,10 +225,11 @@ std::string Writer::arg_code(const Arg& a) {
 }
 
 void Writer::write_loom_kernels() {
-  if (!m_.kernels || m_.kernels->ops.empty()) return;
+  if (m_.loom_kernels.empty()) return;
   loom::CppOptions o;
   o.ns = "loom_kernels";
   o.standalone = false;
+  o.written_elsewhere = {"prepare", "forward"};  // this writer spells them (Weights::load, forward)
   // A check that fails in a kernel (an integer division by zero) refuses the run as a kernel
   // refusal does, instead of stopping the program.
   out_ << "// ---- kernels: Loom's C++ for the module's generated kernels\n"
@@ -764,7 +765,7 @@ WrittenModule Writer::run() {
   iface_.name = o_.name;
   const RuntimeText& rt = runtime_text();
   std::string prelude;
-  for (const std::string_view text : {rt.prelude, m_.kernels && !m_.kernels->ops.empty() ? loom::loom_runtime_text().prelude : std::string_view()}) {
+  for (const std::string_view text : {rt.prelude, !m_.loom_kernels.empty() ? loom::loom_runtime_text().prelude : std::string_view()}) {
     std::istringstream in{std::string(text)};
     std::string line;
     while (std::getline(in, line))

@@ -85,6 +85,7 @@ class Emitter final : public CppEmitter {
     if (!o_.ns.empty()) out += "namespace " + o_.ns + " {\n\n";
     if (o_.include_runtime) out += "namespace rt {\n" + std::string(text.body) + "}  // namespace rt\n\n";
     for (const Op* op : emission_order()) {
+      if (o_.written_elsewhere.count(op->symbol())) continue;
       if (!op->def->emit) refuse(*op, "has no C++ form");
       op->def->emit(*op, *this);
       body_ += "\n";

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string_view>
 #include <optional>
 #include <string>
@@ -31,6 +32,8 @@ struct CppOptions {
   std::string runtime_ns = "loom_rt";
   Target target{8};
   std::map<std::string, std::string> contracts;  // func.apply contract -> the func.def providing it
+  // Functions of the module another writer prints (Loam's module writer prints `forward`).
+  std::set<std::string> written_elsewhere;
 };
 
 std::string emit_cpp(const Module& m, const CppOptions& options = {});

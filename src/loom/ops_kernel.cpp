@@ -244,6 +244,100 @@ void add_return(OpTable& t) {
   t.add(std::move(d));
 }
 
+// A function's call of a kernel (Loam's `forward` runs its fused kernels so): the operands fill
+// the configuration's parameters, then the launch's in order, except that the launch's first
+// buffer parameters after its index ones are the results', one fresh tensor each, which the kernel
+// writes; every other buffer parameter takes a tensor operand's storage.
+void add_call(OpTable& t) {
+  OpDef d;
+  d.name = "kernel.call";
+  d.summary = "runs a kernel.def over tensors: its results are the tensors its first buffers write";
+  d.operands = {{"args", c::any, true}};
+  d.results = {{"results", c::tensor, true}};
+  d.attrs = {{"callee", AttrKind::Symbol, {}}};
+  d.format = "$callee($args) : functype(args, results)";
+  d.verify = [](const Op& op, OpVerifier& v) {
+    const Op* callee = v.module().lookup(op.symbol());
+    if (!callee) v.fail(op, "@" + op.symbol() + " is not defined in this module");
+    if (callee->name() != "kernel.def") v.fail(op, "@" + op.symbol() + " is a " + std::string(callee->name()) + ", not a kernel.def");
+    std::size_t next = 0, results = 0;
+    auto take = [&](const Value* param) {
+      if (next == op.operands.size())
+        v.fail(op, "@" + op.symbol() + " has more parameters than the call's " + counted(op.operands.size(), "operand"));
+      const Value* a = op.operands[next++];
+      const bool fits = param->type.is_buffer() ? a->type.is_tensor() : a->type == param->type;
+      if (!fits)
+        v.fail(op, ref(a) + " is " + print_type(a->type) + ", which cannot fill " + ref(param) + " (" + print_type(param->type) +
+                       ") of @" + op.symbol());
+    };
+    for (const auto& a : callee->regions[0]->block.args) take(a.get());
+    bool into_results = true;
+    for (const auto& a : callee->regions[1]->block.args) {
+      if (a->type.is_buffer() && into_results && results < op.results.size()) {
+        ++results;
+        continue;
+      }
+      if (a->type.is_buffer()) into_results = false;
+      take(a.get());
+    }
+    if (results != op.results.size())
+      v.fail(op, "gives " + counted(op.results.size(), "result") + ", but @" + op.symbol() + " writes " + std::to_string(results));
+    if (next != op.operands.size())
+      v.fail(op, "passes " + counted(op.operands.size(), "operand") + ", but @" + op.symbol() + " takes " + std::to_string(next));
+  };
+  d.eval = [](const Op& op, Frame& fr) {
+    const Op& callee = *fr.module().lookup(op.symbol());
+    // Each result a fresh tensor of its type's bytes, zeroed, which the kernel's buffer writes.
+    std::vector<RtValue> results;
+    for (const auto& r : op.results) {
+      std::uint64_t count = 1;
+      std::vector<std::int64_t> dims;
+      for (const Extent& e : r->type.dims()) {
+        const std::int64_t n = e.dynamic() ? fr.index(e.value) : e.size;
+        if (n < 0 || (n > 0 && count > (std::uint64_t{1} << 40) / static_cast<std::uint64_t>(n)))
+          fr.fail(op, ref(r.get()) + " would hold " + std::to_string(n) + " elements along a dimension, which the interpreter does not allocate");
+        count *= static_cast<std::uint64_t>(n);
+        dims.push_back(n);
+      }
+      auto storage = std::make_shared<Storage>();
+      storage->bytes.resize(static_cast<std::size_t>(count * static_cast<std::uint64_t>(scalar_bytes(r->type.element()))));
+      RtValue t;
+      t.kind = RtValue::Kind::Tensor;
+      t.bytes = storage->bytes.size();
+      t.storage = std::move(storage);
+      t.dims = std::move(dims);
+      results.push_back(std::move(t));
+    }
+    auto as_buffer = [](const RtValue& tensor) {
+      RtValue b;
+      b.kind = RtValue::Kind::Buffer;
+      b.storage = tensor.storage;
+      b.base = tensor.base;
+      b.bytes = tensor.bytes;
+      return b;
+    };
+    std::vector<RtValue> args;
+    std::size_t next = 0, written = 0;
+    for (std::size_t i = 0; i < callee.regions[0]->block.args.size(); ++i) args.push_back(fr.get(op.operands[next++]));
+    bool into_results = true;
+    for (const auto& a : callee.regions[1]->block.args) {
+      if (a->type.is_buffer() && into_results && written < results.size()) {
+        args.push_back(as_buffer(results[written++]));
+        continue;
+      }
+      if (a->type.is_buffer()) into_results = false;
+      const RtValue& v = fr.get(op.operands[next++]);
+      args.push_back(a->type.is_buffer() ? as_buffer(v) : v);
+    }
+    fr.interpreter().call(op.symbol(), std::move(args));
+    for (std::size_t i = 0; i < results.size(); ++i) fr.set(op.result(static_cast<unsigned>(i)), std::move(results[i]));
+  };
+  d.emit = [](const Op& op, CppEmitter& e) {
+    e.refuse(op, "a kernel.call is the generated module's call of its kernel through the backend, which Loam's module writer spells");
+  };
+  t.add(std::move(d));
+}
+
 void add_subgroup_size(OpTable& t) {
   OpDef d;
   d.name = "target.subgroup.size";
@@ -277,6 +371,7 @@ void register_kernel_ops(OpTable& t) {
   add_work_op(t, "kernel.workgroup.count", "workgroups in the launch along a dimension", "group_count");
   add_work_op(t, "kernel.workitem.id", "this work item's position in its workgroup, along a dimension", "item");
   add_return(t);
+  add_call(t);
   add_subgroup_size(t);
 }
 

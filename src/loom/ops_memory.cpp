@@ -333,6 +333,43 @@ std::string leading_rows(CppEmitter& e, const CppMemory& m, const std::vector<Va
   return linear;
 }
 
+// The same tensor under a type whose extents are bound to other values (a branch's result, whose
+// length the branch run decides): the extents must agree when it runs, which eval checks.
+void add_tensor_cast(OpTable& t) {
+  OpDef d;
+  d.name = "tensor.cast";
+  d.summary = "a tensor under another type of its rank and element, whose extents equal its own when it runs";
+  d.operands = {{"tensor", c::tensor}};
+  d.results = {{"result", c::tensor}};
+  d.format = "$tensor : type(tensor) -> type(result)";
+  d.traits = kPure;
+  d.verify = [](const Op& op, OpVerifier& v) {
+    const Type& from = op.operands[0]->type;
+    const Type& to = op.result()->type;
+    if (from.element() != to.element() || from.rank() != to.rank() || !(from.attachment() == to.attachment()))
+      v.fail(op, "casts " + print_type(from) + " to " + print_type(to) + ": only the extents may differ");
+    for (std::size_t i = 0; i < from.rank(); ++i)
+      if (!from.dims()[i].dynamic() && !to.dims()[i].dynamic() && from.dims()[i].size != to.dims()[i].size)
+        v.fail(op, "casts " + print_type(from) + " to " + print_type(to) + ", whose extent " + std::to_string(i) + " differs");
+  };
+  d.eval = [](const Op& op, Frame& fr) {
+    const RtValue& x = fr.get(op.operands[0]);
+    const Type& to = op.result()->type;
+    for (std::size_t i = 0; i < to.rank(); ++i) {
+      const Extent& e = to.dims()[i];
+      const std::int64_t want = e.dynamic() ? static_cast<std::int64_t>(fr.get(e.value).bits) : e.size;
+      if (want != x.dims.at(i))
+        fr.fail(op, ref(op.operands[0]) + " has extent " + std::to_string(x.dims[i]) + " along dimension " + std::to_string(i) + ", not " +
+                        std::to_string(want));
+    }
+    fr.set(op.result(), x);
+  };
+  d.emit = [](const Op& op, CppEmitter& e) {
+    e.refuse(op, "the C++ emitter passes tensors between functions, and casts none inside one");
+  };
+  t.add(std::move(d));
+}
+
 void add_tensor_reads(OpTable& t) {
   OpDef extract;
   extract.name = "tensor.extract";
@@ -430,6 +467,7 @@ void register_memory_ops(OpTable& t) {
   add_align(t);
   add_view_access(t);
   add_tensor_reads(t);
+  add_tensor_cast(t);
 }
 
 }  // namespace loam::loom

@@ -32,6 +32,41 @@ std::string cpp_compute_type(ElementType t) {
   return cpp_element_type(t);
 }
 
+namespace {
+std::string float_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+}  // namespace
+
+Arg Arg::of_flag(bool b, const std::string& hint) { return of_code(b ? "true" : "false", {{loom::Scalar::I1, b ? 1u : 0u, hint}}); }
+
+Arg Arg::of_index(std::int64_t v, const std::string& hint) {
+  return of_code(std::to_string(v), {{loom::Scalar::Index, static_cast<std::uint64_t>(v), hint}});
+}
+
+Arg Arg::of_float(float v, const std::string& hint) {
+  return of_code("static_cast<float>(" + float_text(v) + ")", {{loom::Scalar::F32, loom::float_bits(v, loom::Scalar::F32), hint}});
+}
+
+Arg Arg::of_element(ElementType t, double v, const std::string& hint) {
+  const std::string compute = cpp_compute_type(t);
+  CallConstant c{loom::Scalar::F32, 0, hint};
+  if (t == ElementType::Bool) c = {loom::Scalar::I1, v != 0 ? 1u : 0u, hint};
+  else if (compute == "float") c.bits = loom::float_bits(v, loom::Scalar::F32);
+  else c = {loom::Scalar::I64, static_cast<std::uint64_t>(static_cast<std::int64_t>(v)), hint};
+  return of_code("static_cast<" + compute + ">(" + float_text(v) + ")", {c});
+}
+
+Arg Arg::of_integer_element(ElementType t, std::int64_t v, const std::string& hint) {
+  const std::string compute = cpp_compute_type(t);
+  CallConstant c{loom::Scalar::I64, static_cast<std::uint64_t>(v), hint};
+  if (t == ElementType::Bool) c = {loom::Scalar::I1, v != 0 ? 1u : 0u, hint};
+  else if (compute == "float") c = {loom::Scalar::F32, loom::float_bits(static_cast<double>(v), loom::Scalar::F32), hint};
+  return of_code("static_cast<" + compute + ">(" + std::to_string(v) + ")", {c});
+}
+
 std::string LowerContext::where() const {
   if (!node) return origin;
   return origin + ": " + (node->name.empty() ? node->label() : "node '" + node->name + "' (" + node->op_type + ")");
@@ -361,6 +396,7 @@ LoweredModule lower_module(const Model& model, const stage0::Stage0Result& st,
     provide_tensor(cx, name, defined);
     m.outputs.push_back(cx.info(name));
   }
+  build_forward(m, origin);
   return m;
 }
 

@@ -30,31 +30,58 @@ struct TensorInfo {
   std::vector<Extent> dims;
 };
 
+// A number or flag a kernel call passes (an axis, a window's lengths, epsilon, whether Relu
+// follows): how `forward`'s Loom form spells it, as a constant of a Loom scalar type.
+struct CallConstant {
+  loom::Scalar type = loom::Scalar::Index;
+  std::uint64_t bits = 0;  // the literal's bits (index: the value; f32: its IEEE bits; i1: 0 or 1)
+  std::string hint;        // the Loom value's name
+};
+
 // One argument of a kernel call.
 struct Arg {
   enum class Kind : uint8_t {
     Tensor,   // `tensor`: a graph tensor (a local, an input or a weight)
     Extents,  // `extents`: a brace list of lengths, printed with the symbols forward binds
-    Code,     // `code`: C++ text as is (a kernel's name, a WindowParams, a number)
+    Code,     // `code`: C++ text as is (a kernel's name, a WindowParams, a number), and `constants`
     Scalar,   // `extents[0]`: one length or index, printed as an int64 expression
   };
   Kind kind = Kind::Code;
   std::string tensor;
   std::vector<Extent> extents;
   std::string code;
+  // What a Code argument is in Loom: the constants it passes, none for text that is no data (an
+  // absent optional operand, the name an error message quotes).
+  std::vector<CallConstant> constants;
 
   static Arg of_tensor(std::string t) { Arg a; a.kind = Kind::Tensor; a.tensor = std::move(t); return a; }
   static Arg of_extents(std::vector<Extent> e) { Arg a; a.kind = Kind::Extents; a.extents = std::move(e); return a; }
   static Arg of_scalar(Extent e) { Arg a; a.kind = Kind::Scalar; a.extents = {std::move(e)}; return a; }
-  static Arg of_code(std::string c) { Arg a; a.kind = Kind::Code; a.code = std::move(c); return a; }
+  static Arg of_code(std::string c, std::vector<CallConstant> constants = {}) {
+    Arg a; a.kind = Kind::Code; a.code = std::move(c); a.constants = std::move(constants); return a;
+  }
+  // The usual constants: a flag (`true`), an axis or count, a float, a value of a tensor's element
+  // type (`static_cast<T>(v)`, T its compute type).
+  static Arg of_flag(bool b, const std::string& hint);
+  static Arg of_index(std::int64_t v, const std::string& hint);
+  static Arg of_float(float v, const std::string& hint);
+  static Arg of_element(ElementType t, double v, const std::string& hint);
+  static Arg of_integer_element(ElementType t, std::int64_t v, const std::string& hint);
 };
 
 // One template argument: an axis list (printed as Axes<...>) or C++ text (an element type, a bool).
 struct TypeArg {
   std::optional<std::vector<AxisName>> axes;
   std::string code;
+  std::vector<CallConstant> constants;  // a flag's value in Loom; none for an element type
   static TypeArg of_axes(std::vector<AxisName> a) { TypeArg t; t.axes = std::move(a); return t; }
   static TypeArg of_code(std::string c) { TypeArg t; t.code = std::move(c); return t; }
+  static TypeArg of_flag(bool b, const std::string& hint) {
+    TypeArg t;
+    t.code = b ? "true" : "false";
+    t.constants = {{loom::Scalar::I1, b ? 1u : 0u, hint}};
+    return t;
+  }
 };
 
 struct BranchCall;
@@ -156,6 +183,10 @@ std::string cpp_compute_type(ElementType t);
 
 // The module as text, one kernel call a line (`loam build --emit=lowered`).
 std::string print_lowered(const LoweredModule& m);
+
+// Adds `forward` to the module's Loom kernels as a func.def calling them and the runtime's kernels
+// (src/lower/forward.cpp), for the Loom verifier and `--emit=loom`.
+void build_forward(LoweredModule& m, const std::string& origin);
 
 // Stops the build if a call names a kernel the backend seam does not list (a generator's mistake,
 // which the module's compile would otherwise report).

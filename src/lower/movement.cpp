@@ -40,7 +40,7 @@ bool lower_movement(LowerContext& cx, const Node& n) {
   }
   if (op == "Concat") {
     TensorInfo out = out_of();
-    std::vector<Arg> args = {Arg::of_code(std::to_string(cx.norm_axis(cx.attr_int("axis", 0), out.axes.size())))};
+    std::vector<Arg> args = {Arg::of_index(static_cast<int64_t>(cx.norm_axis(cx.attr_int("axis", 0), out.axes.size())), "axis")};
     for (std::size_t i = 0; i < n.inputs.size(); ++i)
       if (!n.inputs[i].empty()) args.push_back(Arg::of_tensor(n.inputs[i]));
     cx.call("concat", {TypeArg::of_axes(out.axes)}, args);
@@ -56,7 +56,7 @@ bool lower_movement(LowerContext& cx, const Node& n) {
       Extent len = o.dims.at(axis);
       KernelCall c;
       cx.call("split_part", {TypeArg::of_axes(o.axes)},
-              {Arg::of_tensor(cx.in(0)), Arg::of_code(std::to_string(axis)), Arg::of_scalar(offset), Arg::of_scalar(len)},
+              {Arg::of_tensor(cx.in(0)), Arg::of_index(static_cast<int64_t>(axis), "axis"), Arg::of_scalar(offset), Arg::of_scalar(len)},
               {n.outputs[k]});
       offset += len;
     }
@@ -84,7 +84,7 @@ bool lower_movement(LowerContext& cx, const Node& n) {
     quoted += "\"";
     cx.call("gather", {TypeArg::of_axes(out.axes)},
             {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)),
-             Arg::of_code(std::to_string(cx.norm_axis(cx.attr_int("axis", 0), data.axes.size()))), Arg::of_code(quoted)});
+             Arg::of_index(static_cast<int64_t>(cx.norm_axis(cx.attr_int("axis", 0), data.axes.size())), "axis"), Arg::of_code(quoted)});
     return true;
   }
   if (op == "Expand") {
@@ -113,21 +113,21 @@ bool lower_movement(LowerContext& cx, const Node& n) {
       pads = full;
     }
     std::string mode = cx.attr_string("mode", "constant");
-    std::string pm = mode == "constant" ? "PadMode::Constant" : mode == "reflect" ? "PadMode::Reflect"
-                   : mode == "edge" ? "PadMode::Edge" : mode == "wrap" ? "PadMode::Wrap" : "";
-    if (pm.empty()) cx.error("pad mode '" + mode + "' is not one ONNX defines");
-    std::string value = "0";
+    static const char* const modes[] = {"constant", "reflect", "edge", "wrap"};
+    static const char* const spelled[] = {"PadMode::Constant", "PadMode::Reflect", "PadMode::Edge", "PadMode::Wrap"};
+    std::size_t pm = 0;
+    while (pm < 4 && mode != modes[pm]) ++pm;
+    if (pm == 4) cx.error("pad mode '" + mode + "' is not one ONNX defines");
+    double value = 0;
     if (cx.has(2)) {
       auto v = cx.folded_floats(2);
       if (!v || v->size() != 1) cx.error("the pad value '" + cx.in(2) + "' must be one number known at build time");
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.9g", (*v)[0]);
-      value = buf;
+      value = (*v)[0];
     }
-    std::string et = cx.compute_type(x.elem);
+    cx.compute_type(x.elem);  // refuses, naming the node, a type no kernel computes in
     cx.call("pad", {TypeArg::of_axes(out.axes)},
-            {Arg::of_tensor(cx.in(0)), Arg::of_extents(as_extents(pads)), Arg::of_code(pm),
-             Arg::of_code("static_cast<" + et + ">(" + value + ")")});
+            {Arg::of_tensor(cx.in(0)), Arg::of_extents(as_extents(pads)),
+             Arg::of_code(spelled[pm], {{loom::Scalar::Index, pm, "mode"}}), Arg::of_element(x.elem, value, "value")});
     return true;
   }
   if (op == "Range") {
@@ -138,9 +138,7 @@ bool lower_movement(LowerContext& cx, const Node& n) {
       const auto& v = cx.value(cx.in(i));
       if (!v.value || v.value->size() != 1) cx.error("Range reads its bounds at build time; '" + cx.in(i) + "' only the run knows");
       if (v.value->kind == stage0::FoldedValue::Kind::Float) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.9g", v.value->floats[0]);
-        args.push_back(Arg::of_code("static_cast<" + et + ">(" + std::string(buf) + ")"));
+        args.push_back(Arg::of_element(out.elem, v.value->floats[0], i == 0 ? "start" : i == 1 ? "limit" : "delta"));
       } else {
         args.push_back(Arg::of_scalar(v.value->ints[0]));
       }
@@ -151,29 +149,26 @@ bool lower_movement(LowerContext& cx, const Node& n) {
   if (op == "ConstantOfShape") {
     TensorInfo out = out_of();
     std::string et = cx.compute_type(out.elem);
-    std::string value = "0";
+    Arg value = Arg::of_element(out.elem, 0, "value");
     if (const Attribute* a = n.attr("value"); a && a->t && !a->t->data.empty()) {
       const auto& d = a->t->data;
-      char buf[64] = "0";
       if (a->t->elem == ElementType::F32 && d.size() >= 4) {
         float f;
         std::memcpy(&f, d.data(), 4);
-        std::snprintf(buf, sizeof buf, "%.9g", f);
+        value = Arg::of_element(out.elem, f, "value");
       } else if (a->t->elem == ElementType::I64 && d.size() >= 8) {
         int64_t i;
         std::memcpy(&i, d.data(), 8);
-        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(i));
+        value = Arg::of_integer_element(out.elem, i, "value");
       } else if (a->t->elem == ElementType::Bool && d.size() >= 1) {
-        std::snprintf(buf, sizeof buf, "%d", static_cast<int>(d[0]) != 0);
+        value = Arg::of_integer_element(out.elem, static_cast<int>(d[0]) != 0, "value");
       } else if (a->t->elem == ElementType::I32 && d.size() >= 4) {
         int32_t i;
         std::memcpy(&i, d.data(), 4);
-        std::snprintf(buf, sizeof buf, "%d", i);
+        value = Arg::of_integer_element(out.elem, i, "value");
       }
-      value = buf;
     }
-    cx.call("constant_of_shape", {TypeArg::of_axes(out.axes), TypeArg::of_code(et)},
-            {Arg::of_extents(out.dims), Arg::of_code("static_cast<" + et + ">(" + value + ")")});
+    cx.call("constant_of_shape", {TypeArg::of_axes(out.axes), TypeArg::of_code(et)}, {Arg::of_extents(out.dims), value});
     return true;
   }
   return false;

@@ -16,11 +16,11 @@ bool lower_products(LowerContext& cx, const Node& n) {
     if (!f->bias.empty()) {
       cx.call("matmul_bias", {},
               {Arg::of_tensor(cx.in(0)), Arg::of_tensor(w), cx.channel_bias(f->bias, out.axes.back(), out.dims.back()),
-               Arg::of_code(f->relu ? "true" : "false")},
+               Arg::of_flag(f->relu, "relu")},
               {out.name});
     } else {
       std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), Arg::of_tensor(w)};
-      if (f->relu) args.push_back(Arg::of_code("true"));
+      if (f->relu) args.push_back(Arg::of_flag(true, "relu"));
       cx.call("matmul", {}, args, {out.name});
     }
     cx.out.calls.back().op = f->label();
@@ -41,10 +41,8 @@ bool lower_products(LowerContext& cx, const Node& n) {
   if (n.op_type == "Gemm") {
     bool ta = cx.attr_int("transA", 0) != 0, tb = cx.attr_int("transB", 0) != 0;
     float alpha = cx.attr_float("alpha", 1.0f), beta = cx.attr_float("beta", 1.0f);
-    std::vector<TypeArg> targs = {TypeArg::of_code(ta ? "true" : "false"), TypeArg::of_code(tb ? "true" : "false")};
-    char al[64], be[64];
-    std::snprintf(al, sizeof al, "static_cast<float>(%.9g)", static_cast<double>(alpha));
-    std::snprintf(be, sizeof be, "static_cast<float>(%.9g)", static_cast<double>(beta));
+    std::vector<TypeArg> targs = {TypeArg::of_flag(ta, "trans_a"), TypeArg::of_flag(tb, "trans_b")};
+    const Arg al = Arg::of_float(alpha, "alpha"), be = Arg::of_float(beta, "beta");
     // With a fusion plan entry: B packed at load (gemm<TA> reads a PackedMatrix<K, N>), an absorbed
     // Add's bias as C with beta 1, and Relu in the product's store.
     TensorInfo out = cx.info(f ? f->result : n.outputs.at(0));
@@ -56,14 +54,14 @@ bool lower_products(LowerContext& cx, const Node& n) {
     }
     std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), b};
     if (cx.has(2)) {
-      args.insert(args.end(), {cx.broadcast_operand(cx.in(2), out.axes), Arg::of_code(al), Arg::of_code(be)});
+      args.insert(args.end(), {cx.broadcast_operand(cx.in(2), out.axes), al, be});
     } else if (f && !f->bias.empty()) {
-      args.insert(args.end(), {cx.channel_bias(f->bias, out.axes.back(), out.dims.back()), Arg::of_code(al),
-                               Arg::of_code("1.0f")});
+      args.insert(args.end(), {cx.channel_bias(f->bias, out.axes.back(), out.dims.back()), al,
+                               Arg::of_float(1.0f, "beta")});
     } else {
-      args.push_back(Arg::of_code(al));
+      args.push_back(al);
     }
-    if (f && f->relu) args.push_back(Arg::of_code("true"));
+    if (f && f->relu) args.push_back(Arg::of_flag(true, "relu"));
     cx.call("gemm", targs, args, {out.name});
     if (f) cx.out.calls.back().op = f->label();
     return true;

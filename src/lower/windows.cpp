@@ -6,25 +6,35 @@
 namespace loam::lower {
 namespace {
 
-std::string list(const std::vector<int64_t>& v) {
-  std::string s = "{";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "}";
-}
-
-std::string window_params(LowerContext& cx) {
-  std::string pad = cx.attr_string("auto_pad", "NOTSET");
-  std::string ap = pad == "SAME_UPPER" ? "AutoPad::SameUpper"
-                 : pad == "SAME_LOWER" ? "AutoPad::SameLower"
-                 : pad == "VALID"      ? "AutoPad::Valid"
-                 : pad == "NOTSET"     ? "AutoPad::NotSet"
-                                       : "";
-  if (ap.empty()) cx.error("auto_pad '" + pad + "' is not one ONNX defines");
-  return "WindowParams{" + list(cx.attr_ints("kernel_shape")) + ", " + list(cx.attr_ints("strides")) + ", " +
-         list(cx.attr_ints("pads")) + ", " + list(cx.attr_ints("dilations")) + ", " +
-         std::to_string(cx.attr_int("group", 1)) + ", " + ap + ", " +
-         (cx.attr_int("ceil_mode", 0) ? "true" : "false") + ", " +
-         (cx.attr_int("count_include_pad", 0) ? "true" : "false") + "}";
+// A window's attributes: the WindowParams the kernel reads, and in Loom its lengths (kernel,
+// strides, pads, dilations), group, auto_pad (by its position in ONNX's list), ceil_mode and
+// count_include_pad, each a constant.
+Arg window_params(LowerContext& cx) {
+  static const char* const pads[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+  static const char* const spelled[] = {"AutoPad::NotSet", "AutoPad::SameUpper", "AutoPad::SameLower", "AutoPad::Valid"};
+  const std::string pad = cx.attr_string("auto_pad", "NOTSET");
+  std::size_t ap = 0;
+  while (ap < 4 && pad != pads[ap]) ++ap;
+  if (ap == 4) cx.error("auto_pad '" + pad + "' is not one ONNX defines");
+  std::string text = "WindowParams{";
+  std::vector<CallConstant> constants;
+  for (const char* attr : {"kernel_shape", "strides", "pads", "dilations"}) {
+    const std::vector<int64_t> v = cx.attr_ints(attr);
+    text += "{";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      text += (i ? ", " : "") + std::to_string(v[i]);
+      constants.push_back({loom::Scalar::Index, static_cast<std::uint64_t>(v[i]), attr});
+    }
+    text += "}, ";
+  }
+  const int64_t group = cx.attr_int("group", 1);
+  const bool ceil = cx.attr_int("ceil_mode", 0) != 0, include_pad = cx.attr_int("count_include_pad", 0) != 0;
+  text += std::to_string(group) + ", " + spelled[ap] + ", " + (ceil ? "true" : "false") + ", " + (include_pad ? "true" : "false") + "}";
+  constants.push_back({loom::Scalar::Index, static_cast<std::uint64_t>(group), "group"});
+  constants.push_back({loom::Scalar::Index, ap, "auto_pad"});
+  constants.push_back({loom::Scalar::I1, ceil ? 1u : 0u, "ceil_mode"});
+  constants.push_back({loom::Scalar::I1, include_pad ? 1u : 0u, "count_include_pad"});
+  return Arg::of_code(std::move(text), std::move(constants));
 }
 
 }  // namespace
@@ -51,19 +61,19 @@ bool lower_windows(LowerContext& cx, const Node& n) {
     } else if (f && !f->bias.empty()) {
       args.push_back(cx.channel_bias(f->bias, out.axes.at(1), out.dims.at(1)));
     }
-    args.push_back(Arg::of_code(window_params(cx)));
+    args.push_back(window_params(cx));
     if (f && f->pool) {
       // conv_max_pool<Pooled, Product>(x, w, [bias,] conv window, relu, pool window).
-      args.push_back(Arg::of_code(f->relu ? "true" : "false"));
+      args.push_back(Arg::of_flag(f->relu, "relu"));
       const Node& pool = cx.model.graph.nodes.at(*f->pool);
       const Node* conv = cx.node;
       cx.node = &pool;  // the pool's attributes, and errors naming the pool
-      args.push_back(Arg::of_code(window_params(cx)));
+      args.push_back(window_params(cx));
       cx.node = conv;
       cx.call(f->pool_op == "MaxPool" ? "conv_max_pool" : "conv_average_pool",
               {TypeArg::of_axes(out.axes), TypeArg::of_axes(cx.info(f->pooled).axes)}, args, {out.name});
     } else {
-      if (f && f->relu) args.push_back(Arg::of_code("true"));
+      if (f && f->relu) args.push_back(Arg::of_flag(true, "relu"));
       cx.call("conv", {TypeArg::of_axes(out.axes)}, args, {out.name});
     }
     if (f) cx.out.calls.back().op = f->label();
@@ -74,12 +84,12 @@ bool lower_windows(LowerContext& cx, const Node& n) {
       cx.error(std::string("the pool kernels compute in float, not in ") + element_type_name(cx.info(cx.in(0)).elem));
     TensorInfo out = cx.info(n.outputs.at(0));
     cx.call(op == "MaxPool" ? "max_pool" : "average_pool", {TypeArg::of_axes(out.axes)},
-            {Arg::of_tensor(cx.in(0)), Arg::of_code(window_params(cx))});
+            {Arg::of_tensor(cx.in(0)), window_params(cx)});
     // MaxPool's Indices (storage_order only orders them).
     if (op == "MaxPool" && n.outputs.size() > 1 && !n.outputs[1].empty())
       cx.call("max_pool_indices", {TypeArg::of_axes(cx.info(n.outputs[1]).axes)},
-              {Arg::of_tensor(cx.in(0)), Arg::of_code(window_params(cx)),
-               Arg::of_code(cx.attr_int("storage_order", 0) ? "true" : "false")},
+              {Arg::of_tensor(cx.in(0)), window_params(cx),
+               Arg::of_flag(cx.attr_int("storage_order", 0) != 0, "storage_order")},
               {n.outputs[1]});
     return true;
   }

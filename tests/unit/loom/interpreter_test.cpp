@@ -173,6 +173,50 @@ TEST(LoomInterpreter, NarrowNaNsAreQuiet) {
   EXPECT_EQ(run(text, {"0x7C00"}).results.at(0), 0x7C00u);  // infinity is no NaN
 }
 
+// forward's form: a kernel.call writes a fresh tensor through the kernel's first buffer, reading
+// the operand's; tensor.cast rebinds its extent to another value, which must be equal at run time.
+const std::string kForward =
+    "kernel.def @negate(%n: index) {\n  %one = index.constant 1 : index\n"
+    "  kernel.launch.config workgroups(%one, %one, %one) workgroup_size(%one, %one, %one) : index\n"
+    "} launch(%n: index, %out: buffer, %in: buffer) {\n  %base = index.constant 0 : offset\n"
+    "  %o = buffer.view %out[%base] : buffer -> view<[%n]xf32>\n  %x = buffer.view %in[%base] : buffer -> view<[%n]xf32>\n"
+    "  %zero = index.constant 0 : index\n  %step = index.constant 1 : index\n"
+    "  scf.for %i = %zero to %n step %step {\n    %v = view.load %x[%i] : view<[%n]xf32> -> f32\n"
+    "    %w = scalar.negf %v : f32\n    view.store %w, %o[%i] : f32, view<[%n]xf32>\n  }\n  kernel.return\n}\n\n"
+    "func.def @f(%n: index, %m: index, %x: tensor<[%n]xf32>, %i: index) -> (f32) {\n"
+    "  %y = kernel.call @negate(%n, %n, %x) : (index, index, tensor<[%n]xf32>) -> (tensor<[%n]xf32>)\n"
+    "  %z = tensor.cast %y : tensor<[%n]xf32> -> tensor<[%m]xf32>\n"
+    "  %r = tensor.extract %z[%i] : tensor<[%m]xf32> -> f32\n  func.return %r : f32\n}\n";
+
+// Runs kForward's @f over x = [1, -2, 5] with extents n and m, giving element i of the result.
+Outcome run_forward(std::int64_t n, std::int64_t m, std::int64_t i) {
+  Outcome o;
+  try {
+    Module mod = parse_module(kForward, "t.loom");
+    auto x = std::make_shared<Storage>();
+    for (float v : {1.0f, -2.0f, 5.0f}) {
+      const auto u = std::bit_cast<std::uint32_t>(v);
+      for (int k = 0; k < 4; ++k) x->bytes.push_back(static_cast<std::byte>(u >> (8 * k)));
+    }
+    Interpreter in(mod);
+    const auto as_index = [](std::int64_t v) { return RtValue::scalar(static_cast<std::uint64_t>(v)); };
+    for (const auto& r : in.call("f", {as_index(n), as_index(m), RtValue::buffer(x), as_index(i)})) o.results.push_back(r.bits);
+  } catch (const loam::Error& e) {
+    o.error = e.what();
+  }
+  return o;
+}
+
+TEST(LoomInterpreter, AKernelCallWritesAFreshTensor) {
+  EXPECT_EQ(run_forward(3, 3, 1).results, std::vector<std::uint64_t>{std::bit_cast<std::uint32_t>(2.0f)});
+  EXPECT_EQ(run_forward(3, 3, 2).results, std::vector<std::uint64_t>{std::bit_cast<std::uint32_t>(-5.0f)});
+}
+
+TEST(LoomInterpreter, ATensorCastWhoseExtentsDifferStops) {
+  const Outcome o = run_forward(3, 4, 1);
+  EXPECT_NE(o.error.find("tensor.cast: %y has extent 3 along dimension 0, not 4"), std::string::npos) << o.error;
+}
+
 TEST(LoomInterpreter, RunawayLoopsStop) {
   const std::string text =
       "func.def @f(%n: index) {\n  %z = index.constant 0 : index\n  %one = index.constant 1 : index\n"
