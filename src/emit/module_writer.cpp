@@ -24,23 +24,6 @@ using lower::AxisName;
 using lower::TensorInfo;
 using stage0::Extent;
 
-const char* safetensors_dtype(ElementType t) {
-  switch (t) {
-    case ElementType::F32: return "F32";
-    case ElementType::I64: return "I64";
-    case ElementType::Bool: return "BOOL";
-    case ElementType::F16: return "F16";
-    case ElementType::BF16: return "BF16";
-    case ElementType::I8: return "I8";
-    case ElementType::U8: return "U8";
-    case ElementType::I16: return "I16";
-    case ElementType::U16: return "U16";
-    case ElementType::I32: return "I32";
-    case ElementType::U32: return "U32";
-    default: return "";
-  }
-}
-
 std::string quote(const std::string& s) {
   std::string out = "\"";
   static const char hex[] = "0123456789abcdef";
@@ -349,7 +332,7 @@ void Writer::write_weights() {
   for (std::size_t i = 0; i < m_.weights.size(); ++i)
     if (!embedded[i]) needs_header = true;
   if (needs_header)
-    out_ << "  auto header = loam_safetensors_parse(checkpoint);\n"
+    out_ << "  auto header = SafetensorsView::parse(checkpoint);\n"
             "  if (!header) return std::unexpected(header.error());\n";
   for (std::size_t i = 0; i < m_.weights.size(); ++i) {
     const auto& w = m_.weights[i];
@@ -357,9 +340,8 @@ void Writer::write_weights() {
       embedded_init(out_, i, "w");
       continue;
     }
-    const char* dtype = safetensors_dtype(w.info.elem);
-    out_ << "  {\n    auto t = loam_safetensors_take<" << cpp_element_type(w.info.elem) << ", " << axes_cpp(w.info.axes)
-         << ">(*header, checkpoint, " << quote(w.info.name) << ", \"" << dtype << "\", " << extents_text(w.info) << ", {";
+    out_ << "  {\n    auto t = header->tensor<" << cpp_element_type(w.info.elem) << ", " << axes_cpp(w.info.axes) << ">("
+         << quote(w.info.name) << ", " << extents_text(w.info) << ", {";
     for (std::size_t k = 0; k < w.info.axes.size(); ++k) out_ << (k ? ", " : "") << quote(w.info.axes[k].text());
     out_ << "});\n    if (!t) return std::unexpected(t.error());\n    w." << members[i] << " = std::move(*t);\n  }\n";
   }
