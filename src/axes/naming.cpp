@@ -8,6 +8,7 @@
 #include <set>
 
 #include "axes/layout.hpp"
+#include "graph/attributes.hpp"
 #include "support/error.hpp"
 
 namespace loam::axes {
@@ -387,15 +388,9 @@ void Namer::name_node(const Node& n) {
   auto axes_of = [&](std::size_t i) -> const std::vector<AxisName>& { return named_.at(in(i)); };
   auto dims_of = [&](const std::string& t) -> const std::vector<Extent>& { return value(t).dims; };
   auto out_rank = [&](std::size_t k) { return dims_of(n.outputs.at(k)).size(); };
-  auto int_attr = [&](const char* name, int64_t dflt) {
-    const Attribute* a = n.attr(name);
-    return a && a->kind == Attribute::Kind::Int ? a->i : dflt;
-  };
-  auto norm_axis = [&](int64_t a, std::size_t rank) {
-    int64_t r = static_cast<int64_t>(rank);
-    if (a < -r || a >= r) fail(where(n) + ": axis " + std::to_string(a) + " outside rank " + std::to_string(rank));
-    return static_cast<std::size_t>(a < 0 ? a + r : a);
-  };
+  const NodeAttributes attributes(n, [&](const std::string& why) { fail(where(n) + ": " + why); });
+  auto int_attr = [&](const char* name, int64_t dflt) { return attributes.integer(name, dflt); };
+  auto norm_axis = [&](int64_t a, std::size_t rank) { return attributes.axis(a, rank); };
   auto folded_ints = [&](std::size_t i) -> std::vector<int64_t> {
     const auto& v = value(in(i));
     std::vector<int64_t> out;

@@ -9,6 +9,7 @@
 
 #include "lower/elementwise_kernel.hpp"
 #include "lower/fusion.hpp"
+#include "graph/attributes.hpp"
 #include "lower/module.hpp"
 
 namespace loam::lower {
@@ -49,6 +50,7 @@ class LowerContext {
   const std::string& out_name(std::size_t i = 0) const { return node->outputs.at(i); }
 
   // Attributes.
+  NodeAttributes attributes() const;  // the node's, refusing through error()
   int64_t attr_int(const char* name, int64_t dflt) const;
   float attr_float(const char* name, float dflt) const;
   std::string attr_string(const char* name, const std::string& dflt) const;

@@ -5,6 +5,8 @@
 #include <set>
 
 #include "lower/context.hpp"
+#include "ops/binary.hpp"
+#include "ops/unary.hpp"
 #include "support/error.hpp"
 
 namespace loam::lower {
@@ -98,31 +100,13 @@ const std::string& LowerContext::in(std::size_t i) const {
 }
 bool LowerContext::has(std::size_t i) const { return i < node->inputs.size() && !node->inputs[i].empty(); }
 
-int64_t LowerContext::attr_int(const char* name, int64_t dflt) const {
-  const Attribute* a = node->attr(name);
-  if (!a) return dflt;
-  if (a->kind != Attribute::Kind::Int) error("attribute '" + std::string(name) + "' must be an int");
-  return a->i;
+NodeAttributes LowerContext::attributes() const {
+  return NodeAttributes(*node, [this](const std::string& why) { error(why); });
 }
-float LowerContext::attr_float(const char* name, float dflt) const {
-  const Attribute* a = node->attr(name);
-  if (!a) return dflt;
-  if (a->kind == Attribute::Kind::Int) return static_cast<float>(a->i);
-  if (a->kind != Attribute::Kind::Float) error("attribute '" + std::string(name) + "' must be a float");
-  return a->f;
-}
-std::string LowerContext::attr_string(const char* name, const std::string& dflt) const {
-  const Attribute* a = node->attr(name);
-  if (!a) return dflt;
-  if (a->kind != Attribute::Kind::String) error("attribute '" + std::string(name) + "' must be a string");
-  return a->s;
-}
-std::vector<int64_t> LowerContext::attr_ints(const char* name) const {
-  const Attribute* a = node->attr(name);
-  if (!a) return {};
-  if (a->kind != Attribute::Kind::Ints) error("attribute '" + std::string(name) + "' must be a list of ints");
-  return a->ints;
-}
+int64_t LowerContext::attr_int(const char* name, int64_t dflt) const { return attributes().integer(name, dflt); }
+float LowerContext::attr_float(const char* name, float dflt) const { return attributes().real(name, dflt); }
+std::string LowerContext::attr_string(const char* name, const std::string& dflt) const { return attributes().text(name, dflt); }
+std::vector<int64_t> LowerContext::attr_ints(const char* name) const { return attributes().integers(name).value_or(std::vector<int64_t>{}); }
 
 std::vector<int64_t> LowerContext::folded_ints(std::size_t i, const std::string& what) const {
   const auto& v = value(in(i));
@@ -162,11 +146,7 @@ std::optional<std::vector<float>> LowerContext::folded_floats(std::size_t i) con
   return out;
 }
 
-std::size_t LowerContext::norm_axis(int64_t axis, std::size_t rank) const {
-  int64_t r = static_cast<int64_t>(rank);
-  if (axis < -r || axis >= r) error("axis " + std::to_string(axis) + " is outside rank " + std::to_string(rank));
-  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
-}
+std::size_t LowerContext::norm_axis(int64_t axis, std::size_t rank) const { return attributes().axis(axis, rank); }
 
 void LowerContext::call(std::string kernel, std::vector<TypeArg> targs, std::vector<Arg> args,
                         std::vector<std::string> results) {
@@ -298,14 +278,17 @@ FoldedTensor fold_to_bytes(const stage0::ValueState& v, const TensorInfo& info, 
 }
 
 // Whether a narrow integer result of `n` stays in its type's range as lowered: the operator moves,
-// selects or compares elements, or its lowering ends in a Wrap step (elementwise arithmetic, Cast).
-// Any other (a sum over an axis, a product) would leave the range uncomputed.
+// selects or compares elements, or its lowering ends in a Wrap step (the elementwise operators with
+// an integer form, which wrap where their definition says they leave the range; Cast). Any other (a
+// sum over an axis, a product) would leave the range uncomputed.
 bool keeps_narrow_range(const Node& n) {
+  if (!n.domain.empty()) return false;
+  if (const ops::UnaryOp* u = ops::find_unary(n.op_type)) return static_cast<bool>(u->i64);
+  if (const ops::BinaryOp* b = ops::find_binary(n.op_type)) return static_cast<bool>(b->i64);
   static const std::set<std::string> ops = {
-      "Add", "Sub", "Mul", "Div", "Pow", "Sum", "Neg", "Abs", "Max", "Min", "Mod", "Clip", "Relu", "Sign", "Where",
-      "Cast", "CastLike", "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat",
-      "Split", "Slice", "Gather", "Expand", "Tile", "Pad", "ConstantOfShape", "ReduceMax", "ReduceMin", "MaxPool"};
-  return n.domain.empty() && ops.count(n.op_type) > 0;
+      "Clip", "Where", "Cast", "CastLike", "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose",
+      "Concat", "Split", "Slice", "Gather", "Expand", "Tile", "Pad", "ConstantOfShape", "ReduceMax", "ReduceMin", "MaxPool"};
+  return ops.count(n.op_type) > 0;
 }
 
 }  // namespace

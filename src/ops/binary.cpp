@@ -208,6 +208,7 @@ std::vector<BinaryOp> table() {
   o = {};
   o.name = "PRelu";  // x below 0 times its slope
   o.shape_of_first = true;
+  o.leaves_range = true;  // -100 * 2 in int8
   o.f32 = [](const Lanes& l, Value* x, Value* slope, double) { return l.select(l.cmpf(Lanes::OLT, x, l.f32(0)), l.op("mulf", {x, slope}, F), x, F); };
   o.i64 = [](const Lanes& l, Value* x, Value* slope, double) { return l.select(l.cmpi(Lanes::SLT, x, l.i64(0)), l.op("muli", {x, slope}, I), x, I); };
   o.fold_f32 = [](float x, float slope, double) { return x < 0 ? x * slope : x; };

@@ -51,45 +51,19 @@ std::vector<int64_t> OpContext::constant_ints(std::size_t i, const std::string& 
   return r;
 }
 
-const Attribute* OpContext::attr(std::string_view name, Attribute::Kind kind) const {
-  const Attribute* a = node.attr(name);
-  if (!a) return nullptr;
-  if (a->kind != kind)
-    error(std::string("attribute '") + std::string(name) + "' is a " + attribute_kind_name(a->kind) + ", expected " +
-          attribute_kind_name(kind));
-  return a;
+NodeAttributes OpContext::attributes() const {
+  return NodeAttributes(node, [this](const std::string& why) { error(why); });
 }
 
-int64_t OpContext::attr_int(std::string_view name, int64_t fallback) const {
-  const Attribute* a = attr(name, Attribute::Kind::Int);
-  return a ? a->i : fallback;
-}
-std::optional<int64_t> OpContext::attr_int_opt(std::string_view name) const {
-  const Attribute* a = attr(name, Attribute::Kind::Int);
-  if (!a) return std::nullopt;
-  return a->i;
-}
-float OpContext::attr_float(std::string_view name, float fallback) const {
-  const Attribute* a = attr(name, Attribute::Kind::Float);
-  return a ? a->f : fallback;
-}
-std::string OpContext::attr_string(std::string_view name, const std::string& fallback) const {
-  const Attribute* a = attr(name, Attribute::Kind::String);
-  return a ? a->s : fallback;
-}
-std::optional<std::vector<int64_t>> OpContext::attr_ints(std::string_view name) const {
-  const Attribute* a = attr(name, Attribute::Kind::Ints);
-  if (!a) return std::nullopt;
-  return a->ints;
-}
+const Attribute* OpContext::attr(std::string_view name, Attribute::Kind kind) const { return attributes().find(name, kind); }
 
-std::size_t OpContext::axis(int64_t a, std::size_t r, const std::string& what) const {
-  int64_t rr = static_cast<int64_t>(r);
-  if (a < -rr || a >= rr)
-    error(what + " " + std::to_string(a) + " is outside [" + std::to_string(-rr) + ", " + std::to_string(rr) +
-          ") for rank " + std::to_string(r));
-  return static_cast<std::size_t>(a < 0 ? a + rr : a);
-}
+int64_t OpContext::attr_int(std::string_view name, int64_t fallback) const { return attributes().integer(name, fallback); }
+std::optional<int64_t> OpContext::attr_int_opt(std::string_view name) const { return attributes().integer(name); }
+float OpContext::attr_float(std::string_view name, float fallback) const { return attributes().real(name, fallback); }
+std::string OpContext::attr_string(std::string_view name, const std::string& fallback) const { return attributes().text(name, fallback); }
+std::optional<std::vector<int64_t>> OpContext::attr_ints(std::string_view name) const { return attributes().integers(name); }
+
+std::size_t OpContext::axis(int64_t a, std::size_t r, const std::string& what) const { return attributes().axis(a, r, what); }
 
 void OpContext::equal(const Extent& a, const Extent& b, const std::string& what) {
   stage0::require_equal(a, b, EqualityRule::Axis, OwedKind::AxisEqual, owed, where, what);

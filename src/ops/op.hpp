@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "graph/attributes.hpp"
 #include "graph/graph.hpp"
 #include "stage0/extent.hpp"
 #include "stage0/owed.hpp"
@@ -52,6 +53,8 @@ class OpContext {
 
   // Attributes (checked for kind: an attribute of the wrong kind stops the build).
   const Attribute* attr(std::string_view name, Attribute::Kind kind) const;
+  // The node's attributes, refusing through error().
+  NodeAttributes attributes() const;
   int64_t attr_int(std::string_view name, int64_t fallback) const;
   std::optional<int64_t> attr_int_opt(std::string_view name) const;
   float attr_float(std::string_view name, float fallback) const;
