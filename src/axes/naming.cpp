@@ -417,7 +417,7 @@ void Namer::name_node(const Node& n) {
 
   // Besides the unary math and activations (ops/unary.hpp), whose result's axes are their input's.
   static const std::set<std::string> unary = {
-      "Not", "Clip", "Identity", "Cast", "Softmax", "LogSoftmax", "Gelu", "SoftmaxFlattened", "LogSoftmaxFlattened",
+      "Clip", "Identity", "Cast", "Softmax", "LogSoftmax", "Gelu", "SoftmaxFlattened", "LogSoftmaxFlattened",
       "Slice", "Pad", "Tile", "Hardmax"};
   // The binary and variadic operators of ops/binary.hpp, and Where, broadcast their operands.
   const bool broadcasting = n.domain.empty() && (ops::find_binary(op) || op == "Where");

@@ -205,7 +205,7 @@ bool is_elementwise_kernel(const Node& n, const stage0::Stage0Result& analysed) 
     const auto* to = analysed.find(n.outputs[0]);
     return from && to && (cpp_compute_type(from->elem) != cpp_compute_type(to->elem) || is_narrow_integer(to->elem));
   }
-  return ops::find_unary(op) || ops::find_binary(op) || op == "Not" || op == "Clip" || op == "Where";
+  return ops::find_unary(op) || ops::find_binary(op) || op == "Clip" || op == "Where";
 }
 
 bool is_row_normaliser(const Node& n, const stage0::Stage0Result& analysed) {
@@ -333,16 +333,10 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
     for (std::size_t k = 0; k < u->attributes.size() && k < 2; ++k) pq[k] = attribute(cx, u->attributes[k]);
     const int x = e.operand(cx.in(0), out.axes);
     const ElementType t = e.type_of(x);
-    if ((t == ElementType::F32 && !u->f32) || (t == ElementType::I64 && !u->i64) || t == ElementType::Bool)
+    if ((t == ElementType::F32 && !u->f32) || (t == ElementType::I64 && !u->i64) || (t == ElementType::Bool && !u->i1))
       cx.error(std::string("no kernel computes ") + op + " on " + element_type_name(cx.info(cx.in(0)).elem) + " elements");
     const int r = e.op(std::string(u->name), {x}, u->bool_result ? ElementType::Bool : t, pq[0], pq[1]);
     if (is_narrow_integer(out.elem) && u->leaves_range) e.wrapped(r, out.elem);
-    e.finish(out);
-    return true;
-  }
-  if (op == "Not") {
-    const int x = e.operand(cx.in(0), out.axes);
-    e.op("Not", {x}, e.type_of(x));
     e.finish(out);
     return true;
   }

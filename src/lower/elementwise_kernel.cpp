@@ -115,7 +115,7 @@ class ExprEmitter : public loom::Lanes {
     const std::string& o = v.op;
     const ElementType rt = v.type;
     if (const ops::UnaryOp* u = ops::find_unary(o)) {
-      const ops::UnaryOp::Form& form = t[0] == ElementType::F32 ? u->f32 : t[0] == ElementType::I64 ? u->i64 : ops::UnaryOp::Form{};
+      const ops::UnaryOp::Form& form = t[0] == ElementType::F32 ? u->f32 : t[0] == ElementType::I64 ? u->i64 : u->i1;
       if (!form) fail(std::string("the elementwise operator ") + o + " is not defined on " + element_type_name(t[0]));
       return form(*this, a[0], v.p, v.q);
     }
@@ -129,11 +129,6 @@ class ExprEmitter : public loom::Lanes {
     if (o == "Cast") return cast(a[0], t[0], rt);
     if (o == "Where") return select(a[0], a[1], a[2], rt);
     if (o == "Identity") return a[0];
-    if (o == "Not") {
-      if (t[0] == ElementType::Bool) return op("xori", {a[0], boolean(true)}, ElementType::Bool);
-      if (t[0] == ElementType::F32) return select(cmpf(OEQ, a[0], f32(0)), f32(1), f32(0), rt);
-      return select(cmpi(EQ, a[0], i64(0)), i64(1), i64(0), rt);
-    }
     if (o == "Wrap") {
       // The low bits of an int64 as a narrow integer of p bits, sign-extended when q is set.
       const int bits = static_cast<int>(v.p);

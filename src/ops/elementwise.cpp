@@ -147,27 +147,10 @@ void where_op(OpContext& c) {
 
 void unary_same(OpContext& c) {
   const std::string& op = c.node.op_type;
-  ElementType t = c.input(0).elem;
-  ElementType out_t = op == "Not" ? ElementType::Bool : t;
-  c.set_output(0, out_t, c.input(0).dims);
+  c.set_output(0, c.input(0).elem, c.input(0).dims);
   if (op == "Dropout" && c.out.size() > 1 && !c.out[1].name.empty()) c.set_output(1, ElementType::Bool, c.input(0).dims);
   // Identity and Dropout (inference) pass the value through, whatever it is.
-  if (op == "Identity" || op == "Dropout") {
-    if (c.input(0).value) c.out[0].value = c.input(0).value;
-    return;
-  }
-  IntFn ints;
-  FloatFn floats;
-  if (op == "Not") {
-    ints = [](const std::vector<Extent>& a) -> std::optional<Extent> {
-      auto x = a[0].constant();
-      if (!x) return std::nullopt;
-      return Extent(*x ? 0 : 1);
-    };
-  }
-  if (!ints && !floats) return;  // a kernel's to compute
-  bool f = is_float_type(t);
-  fold_elementwise(c, {0}, f ? nullptr : ints, floats, f);
+  if ((op == "Identity" || op == "Dropout") && c.input(0).value) c.out[0].value = c.input(0).value;
 }
 
 void clip(OpContext& c) {
@@ -287,7 +270,7 @@ void zip_at(OpContext& c) {
 void register_elementwise(std::vector<OpRule>& r) {
   r.push_back({"", "Where", where_op});
   // The math and activations are unary.cpp's; the arithmetic, comparisons and logic binary.cpp's.
-  for (const char* op : {"Identity", "Dropout", "Not", "Gelu", "Trilu", "CumSum"}) r.push_back({"", op, unary_same});
+  for (const char* op : {"Identity", "Dropout", "Gelu", "Trilu", "CumSum"}) r.push_back({"", op, unary_same});
   r.push_back({"", "Clip", clip});
   r.push_back({"", "Cast", cast});
   r.push_back({"", "CastLike", cast_like});

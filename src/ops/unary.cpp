@@ -193,6 +193,18 @@ std::vector<UnaryOp> table() {
   };
   t.push_back(u);
 
+  // Logic.
+  u = {};
+  u.name = "Not";
+  u.bool_result = true;
+  u.i1 = [](const Lanes& l, Value* x, double, double) { return l.op("xori", {x, l.boolean(true)}, Scalar::I1); };
+  u.fold_i64 = [](const Extent& x) -> std::optional<Extent> {
+    auto c = x.constant();
+    if (!c) return std::nullopt;
+    return Extent(*c ? 0 : 1);
+  };
+  t.push_back(u);
+
   // Tests of floats.
   u = {};
   u.name = "IsNaN";

@@ -34,6 +34,7 @@ struct UnaryOp {
   bool leaves_range = false;               // an integer result can leave a narrow type's range (Neg, Abs)
   Form f32;                                // on float elements
   Form i64;                                // on integer elements, where ONNX defines the operator on them
+  Form i1;                                 // on bool elements (Not)
   // Its value where the build knows the input: in f32, as ONNX computes it (empty: the kernel's to
   // compute), and over integers as extents (nullopt from it: the kernel's).
   std::function<float(float x)> fold_f32;

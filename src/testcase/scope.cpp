@@ -68,9 +68,9 @@ const std::set<std::string>& operators_in_scope() {
       "ReduceMean", "ReduceSum", "Where", "Gather", "Slice", "Range", "ConstantOfShape", "Cast",
       "Identity", "If", "BatchNormalization", "AveragePool", "GlobalAveragePool", "Pad", "Clip",
       "LeakyRelu", "Sigmoid", "Erf", "Expand", "Tile", "LayerNormalization", "ArgMax",
-      "Shape", "Constant",
-      // elementwise, besides the unary (ops/unary.hpp) and binary (ops/binary.hpp) tables
-      "Not"};
+      "Shape", "Constant"};
+  // Besides these, the elementwise operators of the unary (ops/unary.hpp) and binary
+  // (ops/binary.hpp) tables.
   return ops;
 }
 
