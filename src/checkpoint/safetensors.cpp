@@ -216,6 +216,12 @@ SafetensorsHeader read_safetensors_header(std::span<const std::byte> bytes, cons
   h.file_size = fsize;
   h.header_bytes.assign(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(8 + n));
   std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8, static_cast<std::size_t>(n));
+  // What the reference reader's parser (serde_json) refuses and nlohmann's would take: a byte order
+  // mark, which nlohmann skips, and a NUL, which it reads as the end of the input.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF")
+    fail(origin + ": the header starts with a UTF-8 byte order mark (bytes 8..11), which a safetensors header does not carry");
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+    fail(origin + ": byte " + std::to_string(8 + nul) + " of the header is NUL; a header is JSON, padded only with spaces");
   json root = parse_strict_json(text, origin, 8);
   if (!root.is_object()) fail(origin + ": the header is JSON but not an object");
 

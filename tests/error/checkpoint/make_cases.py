@@ -69,6 +69,11 @@ def main():
         "invalid JSON at byte 13: syntax error while parsing value - unexpected '}'; "
         "expected '[', '{', or a literal")
     one("not_object", b"[1,2]", b"", "the header is JSON but not an object")
+    # The reference reader parses the header with serde_json: no byte order mark, no NUL padding
+    # (its writer pads with spaces).
+    one("byte_order_mark", b"\xef\xbb\xbf{}", b"",
+        "the header starts with a UTF-8 byte order mark (bytes 8..11), which a safetensors header does not carry")
+    one("nul_padding", b"{}\0\0", b"", "byte 10 of the header is NUL; a header is JSON, padded only with spaces")
     one("duplicate_key", b'{"w":' + header_text(u8([0, 1])) + b',"w":' + header_text(u8([0, 1])) + b"}",
         b"\0", 'key "w" appears twice in one object')
     one("deep_nesting", b'{"__metadata__":' + b"[" * 100 + b"]" * 100 + b"}", b"",
