@@ -85,6 +85,11 @@ TensorData convert_tensor(const onnx::TensorProto& p, const Where& at) {
   if (__builtin_mul_overflow(static_cast<uint64_t>(n), esize, &need_bytes))
     at.fail("byte size of dims " + dims_text(t.dims) + " overflows");
   if (p.has_raw_data()) {
+    // ONNX keeps a tensor's data in exactly one field.
+    for (const auto& [count, field] : {std::pair{p.float_data_size(), "float_data"}, std::pair{p.double_data_size(), "double_data"},
+                                       std::pair{p.int64_data_size(), "int64_data"}, std::pair{p.uint64_data_size(), "uint64_data"},
+                                       std::pair{p.int32_data_size(), "int32_data"}})
+      if (count > 0) at.fail("carries both raw_data and " + std::string(field) + "; ONNX keeps a tensor's data in one field");
     if (p.raw_data().size() != need_bytes) {
       at.fail("raw_data holds " + std::to_string(p.raw_data().size()) + " bytes; dims " +
               dims_text(t.dims) + " of " + type_name + " need " + std::to_string(need_bytes));

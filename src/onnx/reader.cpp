@@ -9,6 +9,7 @@
 #include "graph/verify.hpp"
 #include "onnx/from_proto.hpp"
 #include "onnx/normalize.hpp"
+#include "onnx/schema_check.hpp"
 #include "support/error.hpp"
 
 namespace loam {
@@ -121,6 +122,7 @@ Model read_model_file_as_written(const std::filesystem::path& file) {
   in.read(bytes.data(), static_cast<std::streamsize>(size));
   if (static_cast<std::size_t>(in.gcount()) != size) fail(origin + ": short read");
   Model m = ext == ".onnx" ? read_onnx_proto(bytes, origin) : read_onnx_text(bytes, origin);
+  check_against_schemas(m, origin);
   verify_graph(m, origin);
   return m;
 }

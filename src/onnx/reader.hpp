@@ -30,7 +30,8 @@ Model read_onnx_proto(std::string_view bytes, const std::string& origin);
 Model read_onnx_text(std::string_view text, const std::string& origin);
 
 // Reads a model file, choosing the reader by extension (.onnx / .onnxtext), then checks its
-// structure (verify_graph) and restates every node in the current opset (normalize_opsets).
+// structure against ONNX's schemas (check_against_schemas) and its own (verify_graph), and restates
+// every node in the current opset (normalize_opsets).
 // Every error message starts with the file name.
 Model read_model_file(const std::filesystem::path& file);
 
