@@ -10,6 +10,7 @@
 #include "axes/layout.hpp"
 #include "graph/attributes.hpp"
 #include "support/error.hpp"
+#include "support/spelling.hpp"
 
 namespace loam::axes {
 
@@ -777,15 +778,8 @@ std::vector<LayoutRule> Namer::proposal() {
         base = *c == 1 ? "One" : "D" + std::to_string(*c);
       } else if (auto s = e.as_symbol(); s && stage0::is_input_symbol(*s)) {
         std::string p = stage0::symbol_info(*s).name;
-        // Letters and digits, each other run of characters one '_' (C++ reserves a double
-        // underscore, which tf2onnx's unk__214 would give), none at the end.
-        std::string id;
-        for (char ch : p) {
-          const bool word = std::isalnum(static_cast<unsigned char>(ch));
-          if (word) id += ch;
-          else if (!id.empty() && id.back() != '_') id += '_';
-        }
-        while (!id.empty() && id.back() == '_') id.pop_back();
+        // Its words (C++ reserves the double underscore tf2onnx's unk__214 would give).
+        std::string id = word_spelling(p);
         if (!id.empty() && std::isalpha(static_cast<unsigned char>(id[0]))) {
           id[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(id[0])));
           base = id;

@@ -1,19 +1,13 @@
 #include "emit/names.hpp"
 
 #include "support/error.hpp"
+#include "support/spelling.hpp"
 
 namespace loam::emit {
 
 std::string identifier_spelling(const std::string& name) {
-  std::string out;
-  for (char c : name) {
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    char w = ok ? c : '_';
-    // No double underscore and no leading underscore: both belong to the implementation.
-    if (w == '_' && (out.empty() || out.back() == '_')) continue;
-    out += w;
-  }
-  while (!out.empty() && out.back() == '_') out.pop_back();
+  // No double underscore and no leading underscore: both belong to the implementation.
+  std::string out = word_spelling(name);
   if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out = "t" + out;
   return out;
 }

@@ -14,6 +14,7 @@
 #include "loom/builder.hpp"
 #include "lower/module.hpp"
 #include "support/error.hpp"
+#include "support/spelling.hpp"
 
 namespace loam::lower {
 namespace {
@@ -25,16 +26,9 @@ using loom::Type;
 using loom::TypeKind;
 using loom::Value;
 
-// A Loom value name read from a graph tensor's: letters, digits and '_', never empty.
+// A Loom value name read from a graph tensor's: its words, never empty.
 std::string value_hint(const std::string& name) {
-  std::string out;
-  for (char c : name) {
-    const bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    if (word) out += c;
-    else if (!out.empty() && out.back() != '_') out += '_';
-  }
-  while (!out.empty() && out.back() == '_') out.pop_back();
-  while (!out.empty() && out.front() == '_') out.erase(out.begin());
+  std::string out = word_spelling(name);
   return out.empty() ? "t" : out;
 }
 
