@@ -1,6 +1,4 @@
 #include "axes/naming.hpp"
-#include "ops/binary.hpp"
-#include "ops/unary.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +6,8 @@
 #include <set>
 
 #include "axes/layout.hpp"
+#include "axes/node_naming.hpp"
+#include "ops/operator.hpp"
 #include "graph/attributes.hpp"
 #include "support/error.hpp"
 #include "support/spelling.hpp"
@@ -32,28 +32,10 @@ std::string exact_pattern(const std::string& name) {
   return out;
 }
 
-std::vector<std::size_t> data_operands(const Node& node) {
-  const std::string& op = node.op_type;
-  auto present = [&](std::initializer_list<std::size_t> idx) {
-    std::vector<std::size_t> out;
-    for (auto i : idx)
-      if (i < node.inputs.size() && !node.inputs[i].empty()) out.push_back(i);
-    return out;
-  };
-  if (op == "Reshape" || op == "Expand" || op == "Tile" || op == "Slice" || op == "Pad" ||
-      op == "Squeeze" || op == "Unsqueeze" || op == "Split" || op == "ReduceSum" ||
-      op == "ReduceMean" || op == "ReduceMax" || op == "ReduceMin" || op == "ReduceProd" ||
-      op == "Dropout" || op == "Flatten" || op == "Transpose" || op == "Identity" ||
-      op == "Cast" || op == "ArgMax" || op == "ArgMin")
-    return present({0});
-  if (op == "Range" || op == "ConstantOfShape" || op == "Shape" || op == "Size" || op == "Constant")
-    return {};
-  // Clip's bounds are values, not shape operands: a run may supply them as 0-d tensors.
-  if (op == "Clip") return present({0, 1, 2});
-  std::vector<std::size_t> all;
-  for (std::size_t i = 0; i < node.inputs.size(); ++i)
-    if (!node.inputs[i].empty()) all.push_back(i);
-  return all;
+std::vector<std::size_t> data_operands(const Node& node, const stage0::Stage0Result& st) {
+  const ops::Operator* op = st.operators ? st.operators->find(node) : nullptr;
+  if (op) return op->tensor_inputs(node);
+  return ops::Operator{}.tensor_inputs(node);
 }
 
 bool is_folded_scalar_operand(const Node& node, std::size_t i, const stage0::Stage0Result& st) {
@@ -65,7 +47,8 @@ bool is_folded_scalar_operand(const Node& node, std::size_t i, const stage0::Sta
     if (v->source == stage0::ValueState::Source::Initializer) return true;
     return v->value && v->value->size() == 1 && v->value->all_constant();
   }
-  if (!node.domain.empty() || !ops::find_binary(node.op_type) || node.inputs.size() != 2 || i > 1) return false;
+  const ops::Operator* op = st.operators ? st.operators->find(node) : nullptr;
+  if (!op || !op->binary || node.inputs.size() != 2 || i > 1) return false;
   const auto* v = st.find(node.inputs[i]);
   const auto* other = st.find(node.inputs[1 - i]);
   if (!v || !other || !v->value || other->value) return false;
@@ -74,8 +57,6 @@ bool is_folded_scalar_operand(const Node& node, std::size_t i, const stage0::Sta
   return v->dims.size() <= other->dims.size();
 }
 
-namespace {
-
 bool is_one(const Extent& e) {
   auto c = e.constant();
   return c && *c == 1;
@@ -83,6 +64,8 @@ bool is_one(const Extent& e) {
 
 // A magnitude for ordering two extents while regrouping: every symbol read as 1024. It only decides
 // which side of a regrouping takes its next part; equality is always decided exactly.
+namespace {
+
 double approx(const Extent& e) {
   double v = static_cast<double>(e.constant_term());
   for (const auto& t : e.terms()) {
@@ -93,8 +76,7 @@ double approx(const Extent& e) {
   return v;
 }
 
-// Axis names of one value, a position left undetermined where the operator decides nothing.
-using Partial = std::vector<std::optional<AxisName>>;
+}  // namespace
 
 class Namer {
  public:
@@ -107,6 +89,7 @@ class Namer {
   std::vector<LayoutRule> proposal();
 
  private:
+  friend class NodeNaming;
   const Model& model_;
   const stage0::Stage0Result* st_;  // the scope being named: the graph's, or a branch's flattened one
   const Graph* graph_;               // the graph whose nodes st_->nodes index
@@ -383,277 +366,18 @@ Partial Namer::regroup(const Node& n, const std::string& in, const std::vector<E
 }
 
 void Namer::name_node(const Node& n) {
-  const std::string& op = n.op_type;
-  auto in = [&](std::size_t i) -> const std::string& { return n.inputs.at(i); };
-  auto has = [&](std::size_t i) { return i < n.inputs.size() && !n.inputs[i].empty(); };
-  auto axes_of = [&](std::size_t i) -> const std::vector<AxisName>& { return named_.at(in(i)); };
-  auto dims_of = [&](const std::string& t) -> const std::vector<Extent>& { return value(t).dims; };
-  auto out_rank = [&](std::size_t k) { return dims_of(n.outputs.at(k)).size(); };
-  const NodeAttributes attributes(n, [&](const std::string& why) { fail(where(n) + ": " + why); });
-  auto int_attr = [&](const char* name, int64_t dflt) { return attributes.integer(name, dflt); };
-  auto norm_axis = [&](int64_t a, std::size_t rank) { return attributes.axis(a, rank); };
-  auto folded_ints = [&](std::size_t i) -> std::vector<int64_t> {
-    const auto& v = value(in(i));
-    std::vector<int64_t> out;
-    if (!v.value || v.value->kind != stage0::FoldedValue::Kind::Integer)
-      fail(where(n) + ": operand " + std::to_string(i) + " '" + in(i) + "' must be known at build time");
-    for (const auto& e : v.value->ints) {
-      auto c = e.constant();
-      if (!c) fail(where(n) + ": operand '" + in(i) + "' must hold numbers at build time");
-      out.push_back(*c);
-    }
-    return out;
-  };
-  auto same_as_input = [&](std::size_t k = 0) {
-    Partial p;
-    for (const auto& a : axes_of(0)) p.push_back(a);
-    complete(n, n.outputs.at(k), p);
-  };
-  auto drop = [&](const std::vector<AxisName>& axes, const std::set<std::size_t>& gone) {
-    Partial p;
-    for (std::size_t i = 0; i < axes.size(); ++i)
-      if (!gone.count(i)) p.push_back(axes[i]);
-    return p;
-  };
-
-  // Besides the unary math and activations (ops/unary.hpp), whose result's axes are their input's.
-  static const std::set<std::string> unary = {
-      "Clip", "Identity", "Cast", "Softmax", "LogSoftmax", "Gelu", "SoftmaxFlattened", "LogSoftmaxFlattened",
-      "Slice", "Pad", "Tile", "Hardmax"};
-  // The binary and variadic operators of ops/binary.hpp, and Where, broadcast their operands.
-  const bool broadcasting = n.domain.empty() && (ops::find_binary(op) || op == "Where");
-
-  if (unary.count(op) || (n.domain.empty() && ops::find_unary(op))) return same_as_input();
-  if (op == "Dropout") {
-    same_as_input(0);
-    if (n.outputs.size() > 1 && !n.outputs[1].empty()) same_as_input(1);
-    return;
-  }
-  if (broadcasting) {
-    std::vector<std::string> operands;
-    for (auto i : data_operands(n))
-      if (!is_folded_scalar_operand(n, i, *st_)) operands.push_back(in(i));
-    return complete(n, n.outputs[0], broadcast(n, operands, out_rank(0)));
-  }
-  if (op == "ZipAt") {  // loam.ZipAt: B aligned at A's axis
-    std::size_t axis = norm_axis(int_attr("axis", 0), axes_of(0).size());
-    const auto& a = axes_of(0);
-    const auto& b = axes_of(1);
-    for (std::size_t i = 0; i < b.size() && axis + i < a.size(); ++i)
-      if (!is_one(dims_of(in(1))[i]) && !is_one(dims_of(in(0))[axis + i]))
-        meet(a[axis + i], b[i], n, "operand B axis " + std::to_string(i));
-    return same_as_input();
-  }
-  if (op == "BatchNormalization" || op == "InstanceNormalization") {
-    for (std::size_t i = 1; i < n.inputs.size(); ++i)
-      if (has(i) && !axes_of(i).empty() && axes_of(0).size() > 1 && !is_one(dims_of(in(i))[0]))
-        meet(axes_of(0)[1], axes_of(i)[0], n, "channels of '" + in(i) + "'");
-    return same_as_input();
-  }
-  if (op == "LayerNormalization") {
-    const auto& x = axes_of(0);
-    for (std::size_t i = 1; i < 3; ++i) {
-      if (!has(i)) continue;
-      const auto& s = axes_of(i);
-      for (std::size_t k = 0; k < s.size() && k < x.size(); ++k)
-        if (!is_one(dims_of(in(i))[k]))
-          meet(x[x.size() - s.size() + k], s[k], n, "normalised axis of '" + in(i) + "'");
-    }
-    same_as_input(0);
-    // Mean and InvStdDev keep every axis, the normalised ones at length 1, named as ReduceMean
-    // with keepdims names its result.
-    for (std::size_t k = 1; k < 3 && k < n.outputs.size(); ++k)
-      if (!n.outputs[k].empty()) same_as_input(k);
-    return;
-  }
-  if (op == "MatMul") {
-    const auto& a = axes_of(0);
-    const auto& b = axes_of(1);
-    std::size_t ra = a.size(), rb = b.size();
-    if (ra == 0 || rb == 0) fail(where(n) + ": MatMul of a rank-0 operand");
-    AxisName ka = a[ra - 1], kb = rb == 1 ? b[0] : b[rb - 2];
-    meet(ka, kb, n, "contracted axis of '" + in(0) + "' and '" + in(1) + "'");
-    // Batch axes broadcast.
-    std::size_t ba = ra >= 2 ? ra - 2 : 0, bb = rb >= 2 ? rb - 2 : 0, bo = std::max(ba, bb);
-    Partial p(bo);
-    for (std::size_t j = 0; j < bo; ++j) {
-      std::optional<AxisName> chosen, unit;
-      auto take = [&](const std::vector<AxisName>& axes, const std::vector<Extent>& dims, std::size_t batch,
-                      const std::string& t) {
-        if (batch + j < bo) return;
-        std::size_t k = batch - (bo - j);
-        if (is_one(dims[k])) {
-          if (!unit) unit = axes[k];
-        } else if (!chosen) {
-          chosen = axes[k];
-        } else {
-          meet(*chosen, axes[k], n, "batch axis of '" + t + "'");
-        }
-      };
-      take(a, dims_of(in(0)), ba, in(0));
-      take(b, dims_of(in(1)), bb, in(1));
-      p[j] = chosen ? chosen : unit;
-    }
-    if (ra >= 2) p.push_back(a[ra - 2]);
-    if (rb >= 2) p.push_back(b[rb - 1]);
-    return complete(n, n.outputs[0], p);
-  }
-  if (op == "Gemm") {
-    const auto& a = axes_of(0);
-    const auto& b = axes_of(1);
-    if (a.size() != 2 || b.size() != 2) fail(where(n) + ": Gemm operands must have rank 2");
-    bool ta = int_attr("transA", 0) != 0, tb = int_attr("transB", 0) != 0;
-    AxisName m = ta ? a[1] : a[0], ka = ta ? a[0] : a[1];
-    AxisName kb = tb ? b[1] : b[0], nn = tb ? b[0] : b[1];
-    meet(ka, kb, n, "contracted axis of '" + in(0) + "' and '" + in(1) + "'");
-    Partial p = {m, nn};
-    if (has(2)) {
-      const auto& c = axes_of(2);
-      const auto& cd = dims_of(in(2));
-      for (std::size_t k = 0; k < c.size(); ++k)
-        if (!is_one(cd[k])) meet(*p[2 - c.size() + k], c[k], n, "bias '" + in(2) + "'");
-    }
-    return complete(n, n.outputs[0], p);
-  }
-  if (op == "Conv" || op == "ConvTranspose") {
-    const auto& x = axes_of(0);
-    const auto& w = axes_of(1);
-    if (x.size() < 2 || w.size() != x.size()) fail(where(n) + ": Conv operands must have equal rank of at least 2");
-    int64_t group = int_attr("group", 1);
-    AxisName out_ch = w[0];
-    if (op == "Conv") {
-      if (group == 1) meet(x[1], w[1], n, "input channels of '" + in(0) + "' and '" + in(1) + "'");
-    } else {
-      if (group == 1) meet(x[1], w[0], n, "input channels of '" + in(0) + "' and '" + in(1) + "'");
-      out_ch = w[1];
-    }
-    if (has(2)) {
-      const auto& bias = axes_of(2);
-      if (!bias.empty() && !is_one(dims_of(in(2))[0])) meet(out_ch, bias[0], n, "bias '" + in(2) + "'");
-    }
-    Partial p = {x[0], out_ch};
-    p.resize(x.size());
-    return complete(n, n.outputs[0], p);
-  }
-  if (op == "MaxPool" || op == "AveragePool" || op == "LpPool" || op == "GlobalAveragePool" ||
-      op == "GlobalMaxPool" || op == "GlobalLpPool") {
-    const auto& x = axes_of(0);
-    if (x.size() < 2) fail(where(n) + ": pooling needs rank 2 or more");
-    Partial p = {x[0], x[1]};
-    p.resize(x.size());
-    complete(n, n.outputs[0], p);
-    // MaxPool's Indices lie on the values' grid.
-    if (n.outputs.size() > 1 && !n.outputs[1].empty()) {
-      const auto& values = named_.at(n.outputs[0]);
-      complete(n, n.outputs[1], Partial(values.begin(), values.end()));
-    }
-    return;
-  }
-  if (op == "Reshape") return complete(n, n.outputs[0], regroup(n, in(0), dims_of(n.outputs[0])));
-  if (op == "Flatten") return complete(n, n.outputs[0], regroup(n, in(0), dims_of(n.outputs[0])));
-  if (op == "Squeeze") {
-    const auto& x = axes_of(0);
-    std::set<std::size_t> gone;
-    if (has(1)) {
-      for (auto a : folded_ints(1)) gone.insert(norm_axis(a, x.size()));
-    } else {
-      for (std::size_t i = 0; i < x.size(); ++i)
-        if (is_one(dims_of(in(0))[i])) gone.insert(i);
-    }
-    return complete(n, n.outputs[0], drop(x, gone));
-  }
-  if (op == "Unsqueeze") {
-    const auto& x = axes_of(0);
-    std::size_t r = out_rank(0);
-    std::set<std::size_t> added;
-    for (auto a : folded_ints(1)) added.insert(norm_axis(a, r));
-    Partial p(r);
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < r; ++i)
-      if (!added.count(i)) p[i] = x.at(k++);
-    return complete(n, n.outputs[0], p);
-  }
-  if (op == "Transpose") {
-    const auto& x = axes_of(0);
-    std::vector<int64_t> perm;
-    if (const Attribute* a = n.attr("perm")) perm = a->ints;
-    else
-      for (std::size_t i = x.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
-    Partial p;
-    for (auto q : perm) p.push_back(x.at(norm_axis(q, x.size())));
-    return complete(n, n.outputs[0], p);
-  }
-  if (op == "Concat") {
-    std::size_t r = out_rank(0);
-    std::size_t axis = norm_axis(int_attr("axis", 0), r);
-    Partial p(r);
-    for (auto i : data_operands(n)) {
-      const auto& x = axes_of(i);
-      for (std::size_t k = 0; k < r && k < x.size(); ++k) {
-        if (k == axis) continue;
-        if (!p[k]) p[k] = x[k];
-        else meet(*p[k], x[k], n, "axis " + std::to_string(k) + " of '" + in(i) + "'");
-      }
-    }
-    return complete(n, n.outputs[0], p);
-  }
-  if (op == "Split") {
-    for (std::size_t k = 0; k < n.outputs.size(); ++k)
-      if (!n.outputs[k].empty()) same_as_input(k);
-    return;
-  }
-  if (op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax" || op == "ReduceMin" ||
-      op == "ReduceProd" || op == "ReduceL2" || op == "ReduceL1" || op == "ReduceLogSumExp" ||
-      op == "ReduceSumSquare" || op == "ArgMax" || op == "ArgMin") {
-    const auto& x = axes_of(0);
-    bool keep = int_attr("keepdims", 1) != 0;
-    std::set<std::size_t> gone;
-    if (op == "ArgMax" || op == "ArgMin") {
-      gone.insert(norm_axis(int_attr("axis", 0), x.size()));
-    } else {
-      std::vector<int64_t> ax;
-      if (has(1)) ax = folded_ints(1);
-      else if (const Attribute* a = n.attr("axes")) ax = a->ints;
-      if (ax.empty() && int_attr("noop_with_empty_axes", 0) == 0)
-        for (std::size_t i = 0; i < x.size(); ++i) gone.insert(i);
-      for (auto a : ax) gone.insert(norm_axis(a, x.size()));
-    }
-    if (keep) return same_as_input();
-    return complete(n, n.outputs[0], drop(x, gone));
-  }
-  if (op == "Gather") {
-    const auto& x = axes_of(0);
-    const auto& idx = axes_of(1);
-    std::size_t axis = norm_axis(int_attr("axis", 0), x.size());
-    Partial p;
-    for (std::size_t i = 0; i < axis; ++i) p.push_back(x[i]);
-    for (const auto& a : idx) p.push_back(a);
-    for (std::size_t i = axis + 1; i < x.size(); ++i) p.push_back(x[i]);
-    return complete(n, n.outputs[0], p);
-  }
-  if (op == "Expand") {
-    const auto& x = axes_of(0);
-    const auto& xd = dims_of(in(0));
-    const auto& od = dims_of(n.outputs[0]);
-    Partial p(od.size());
-    for (std::size_t k = 0; k < x.size(); ++k) {
-      std::size_t j = od.size() - x.size() + k;
-      if (xd[k] == od[j]) p[j] = x[k];
-    }
-    return complete(n, n.outputs[0], p);
-  }
-  if (op == "Range" || op == "ConstantOfShape" || op == "Shape" || op == "Size" || op == "Constant" ||
-      op == "EyeLike" || op == "RandomNormal" || op == "RandomUniform") {
-    return complete(n, n.outputs[0], Partial(out_rank(0)));
-  }
-  fail(where(n) + ": no axis-naming rule for operator " + (n.domain.empty() ? "" : n.domain + ".") + op);
+  const ops::Operator* op = st_->operators ? st_->operators->find(n) : nullptr;
+  if (!op || !op->name_axes)
+    fail(where(n) + ": no axis-naming rule for operator " + (n.domain.empty() ? "" : n.domain + ".") + n.op_type);
+  NodeNaming naming(*this, n);
+  op->name_axes(naming);
 }
 
 void Namer::run_nodes(const std::vector<stage0::NodeState>& nodes) {
   for (const auto& ns : nodes) {
     if (ns.folded) continue;
     const Node& n = graph_->nodes.at(ns.index);
-    for (auto i : data_operands(n))
+    for (auto i : data_operands(n, *st_))
       if (!is_folded_scalar_operand(n, i, *st_)) ensure_named(n.inputs[i], " (read by node '" + n.label() + "')");
     if (ns.branches) name_if(n, *ns.branches);
     else name_node(n);
@@ -844,7 +568,57 @@ std::vector<LayoutRule> Namer::proposal() {
   return rules;
 }
 
-}  // namespace
+void NodeNaming::error(const std::string& message) const { fail(namer_.where(node) + ": " + message); }
+
+const std::vector<AxisName>& NodeNaming::axes_of(std::size_t i) const { return namer_.named_.at(in(i)); }
+const std::vector<AxisName>& NodeNaming::axes_of(const std::string& tensor) const { return namer_.named_.at(tensor); }
+const std::vector<Extent>& NodeNaming::dims_of(const std::string& tensor) const { return namer_.value(tensor).dims; }
+
+std::vector<int64_t> NodeNaming::folded_ints(std::size_t i) const {
+  const auto& v = namer_.value(in(i));
+  if (!v.value || v.value->kind != stage0::FoldedValue::Kind::Integer)
+    error("operand " + std::to_string(i) + " '" + in(i) + "' must be known at build time");
+  std::vector<int64_t> out;
+  for (const auto& e : v.value->ints) {
+    auto c = e.constant();
+    if (!c) error("operand '" + in(i) + "' must hold numbers at build time");
+    out.push_back(*c);
+  }
+  return out;
+}
+
+std::vector<std::size_t> NodeNaming::tensor_operands() const {
+  std::vector<std::size_t> out;
+  for (auto i : data_operands(node, *namer_.st_))
+    if (!is_folded_scalar_operand(node, i, *namer_.st_)) out.push_back(i);
+  return out;
+}
+
+NodeAttributes NodeNaming::attributes() const {
+  return NodeAttributes(node, [this](const std::string& why) { error(why); });
+}
+
+void NodeNaming::meet(const AxisName& a, const AxisName& b, const std::string& what) { namer_.meet(a, b, node, what); }
+void NodeNaming::complete(std::size_t k, const Partial& partial) { namer_.complete(node, node.outputs.at(k), partial); }
+
+void NodeNaming::same_as_input(std::size_t k) {
+  const auto& x = axes_of(0);
+  complete(k, Partial(x.begin(), x.end()));
+}
+
+Partial NodeNaming::broadcast(const std::vector<std::string>& operands, std::size_t rank) {
+  return namer_.broadcast(node, operands, rank);
+}
+Partial NodeNaming::regroup(const std::string& tensor, const std::vector<Extent>& out_dims) {
+  return namer_.regroup(node, tensor, out_dims);
+}
+
+Partial drop(const std::vector<AxisName>& axes, const std::set<std::size_t>& gone) {
+  Partial p;
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (!gone.count(i)) p.push_back(axes[i]);
+  return p;
+}
 
 std::vector<std::string> branch_reads(const stage0::Stage0Result& outer, const stage0::IfBranch& b) {
   std::vector<std::string> out;
@@ -856,7 +630,7 @@ std::vector<std::string> branch_reads(const stage0::Stage0Result& outer, const s
   for (const auto& ns : b.nodes) {
     if (ns.folded) continue;
     const Node& n = b.graph->nodes.at(ns.index);
-    for (auto i : data_operands(n))
+    for (auto i : data_operands(n, scope))
       if (!is_folded_scalar_operand(n, i, scope)) add(n.inputs[i]);
     if (ns.branches)
       for (std::size_t side = 0; side < 2; ++side)

@@ -77,7 +77,7 @@ std::vector<LayoutRule> propose_layout(const Model& model, const stage0::Stage0R
 
 // The indices of a node's inputs that a kernel reads as tensors (the rest are read at build time:
 // a Reshape target, Slice bounds, Squeeze axes, ...).
-std::vector<std::size_t> data_operands(const Node& node);
+std::vector<std::size_t> data_operands(const Node& node, const stage0::Stage0Result& analysed);
 
 // Whether input i of `node` is a one-element float the build knows, read by a binary elementwise
 // operator beside a tensor: it folds into the operator's expression as a constant and is never a

@@ -10,6 +10,7 @@
 #include "lower/module.hpp"
 #include "onnx/printer.hpp"
 #include "onnx/reader.hpp"
+#include "ops/operator.hpp"
 #include "stage0/report.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
@@ -46,7 +47,7 @@ std::string run(const Program& p, std::optional<Stage> stop, emit::WrittenModule
     if (p.options.inline_weights) mo.inline_payloads = read_missing_payloads(ck, p.model.graph);
   }
 
-  const stage0::Stage0Result st = stage0::run_stage0(p.model, stage0::Stage0Options::from(p.options, p.origin));
+  const stage0::Stage0Result st = stage0::run_stage0(p.model, stage0::Stage0Options::from(p.options, ops::operators(), p.origin));
   if (stop == Stage::Stage0) return stage0::check_report(p.model, st);
 
   const axes::AxisNaming naming = axes::name_axes(p.model, st, p.options.layout, p.origin);
@@ -122,7 +123,7 @@ std::string emit_stage(const BuildRequest& r, Stage stage) {
 }
 
 std::string propose_layout_json(const Model& model, const Options& options, const std::string& origin) {
-  stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, origin));
+  stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, ops::operators(), origin));
   auto rules = axes::propose_layout(model, st, origin);
   // Written by hand so the keys keep a reading order (graph, pattern, then axes) and each rule is a line.
   std::string out = "{\n  \"layout\": [\n";

@@ -1,5 +1,5 @@
-// What each operator family's lowering sees: the node, its operands' axis names and extents, and
-// the module being built. Internal to the lower room.
+// What each operator's lowering sees (ops::Operator::lower, and the elementwise lowering here): the
+// node, its operands' axis names and extents, and the module being built.
 #pragma once
 
 #include <map>
@@ -57,6 +57,8 @@ class LowerContext {
   std::vector<int64_t> attr_ints(const char* name) const;
   // Input i as numbers known at build time; error naming `what` otherwise.
   std::vector<int64_t> folded_ints(std::size_t i, const std::string& what) const;
+  // Input i's elements as extents the build knows (symbols allowed); error naming `what` otherwise.
+  std::vector<Extent> known_extents(std::size_t i, const std::string& what) const;
   // Input i as floats known at build time, or nullopt.
   std::optional<std::vector<float>> folded_floats(std::size_t i) const;
   std::size_t norm_axis(int64_t axis, std::size_t rank) const;
@@ -85,12 +87,10 @@ class LowerContext {
   std::map<std::string, TensorInfo> synthetic;  // locals lowering adds (relabelled operands)
 };
 
-// Each family returns false when the node's operator is not one of its own.
+// The elementwise lowering (elementwise.cpp): a generated kernel for an elementwise node, a row
+// reduction its reader computes, a softmax or LayerNormalization along the last axis. False when the
+// node is none of these; the operator's own lowering (ops::Operator::lower) then calls its kernels.
 bool lower_elementwise(LowerContext& cx, const Node& n);
-bool lower_products(LowerContext& cx, const Node& n);
-bool lower_windows(LowerContext& cx, const Node& n);
-bool lower_movement(LowerContext& cx, const Node& n);
-bool lower_normalization(LowerContext& cx, const Node& n);
 
 // The node loop, for the graph and for each branch's block: lowers every kernel node of `nodes`
 // (indices into `g`'s nodes), first holding what each reads (`provide_tensor`).

@@ -13,6 +13,7 @@
 #include "lower/context.hpp"
 #include "lower/elementwise_kernel.hpp"
 #include "ops/binary.hpp"
+#include "ops/operator.hpp"
 #include "ops/unary.hpp"
 
 namespace loam::lower {
@@ -87,7 +88,12 @@ class Expression {
   }
 
   int op(const std::string& name, std::vector<int> args, ElementType type, double p = 0, double q = 0) {
-    return push(ExprValue::apply(name, std::move(args), type, p, q));
+    ExprValue v = ExprValue::apply(name, std::move(args), type, p, q);
+    if (const ops::Operator* record = cx_.st.operators->find("", name)) {
+      v.unary = record->unary;
+      v.binary = record->binary;
+    }
+    return push(std::move(v));
   }
 
   // `reduction` (ReduceSum, ReduceMean, ReduceMax, ReduceMin) of a float value along the row.
@@ -205,7 +211,8 @@ bool is_elementwise_kernel(const Node& n, const stage0::Stage0Result& analysed) 
     const auto* to = analysed.find(n.outputs[0]);
     return from && to && (cpp_compute_type(from->elem) != cpp_compute_type(to->elem) || is_narrow_integer(to->elem));
   }
-  return ops::find_unary(op) || ops::find_binary(op) || op == "Clip" || op == "Where";
+  const ops::Operator* record = analysed.operators->find(n);
+  return record && (record->unary || record->binary || op == "Clip" || op == "Where");
 }
 
 bool is_row_normaliser(const Node& n, const stage0::Stage0Result& analysed) {
@@ -327,7 +334,8 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
   const TensorInfo out = cx.info(n.outputs.at(0));
   Expression e(cx);
 
-  if (const ops::UnaryOp* u = ops::find_unary(op)) {
+  const ops::Operator* record = cx.st.operators->find(n);
+  if (const ops::UnaryOp* u = record ? record->unary : nullptr) {
     // The operator's attributes, with ONNX's defaults, reach its Loom form as p and q.
     double pq[2] = {0, 0};
     for (std::size_t k = 0; k < u->attributes.size() && k < 2; ++k) pq[k] = attribute(cx, u->attributes[k]);
@@ -389,7 +397,7 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
     e.finish(out);
     return true;
   }
-  const ops::BinaryOp* bin = ops::find_binary(op);
+  const ops::BinaryOp* bin = record ? record->binary : nullptr;
   if (!bin) return false;
 
   // The operands: each tensor an operand, a one-element number the build knows a constant of the

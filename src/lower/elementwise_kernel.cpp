@@ -114,12 +114,12 @@ class ExprEmitter : public loom::Lanes {
   Value* emit(const ExprValue& v, const std::vector<Value*>& a, const std::vector<ElementType>& t) {
     const std::string& o = v.op;
     const ElementType rt = v.type;
-    if (const ops::UnaryOp* u = ops::find_unary(o)) {
+    if (const ops::UnaryOp* u = v.unary) {
       const ops::UnaryOp::Form& form = t[0] == ElementType::F32 ? u->f32 : t[0] == ElementType::I64 ? u->i64 : u->i1;
       if (!form) fail(std::string("the elementwise operator ") + o + " is not defined on " + element_type_name(t[0]));
       return form(*this, a[0], v.p, v.q);
     }
-    if (const ops::BinaryOp* bin = ops::find_binary(o)) {
+    if (const ops::BinaryOp* bin = v.binary) {
       // Logic reads its operands as truth values; the rest compute in the first operand's type.
       if (bin->family == ops::BinaryOp::Family::Logic) return bin->i1(*this, truth(a[0], t[0]), truth(a[1], t[1]), v.p);
       const ops::BinaryOp::Form& form = t[0] == ElementType::F32 ? bin->f32 : t[0] == ElementType::I64 ? bin->i64 : bin->i1;

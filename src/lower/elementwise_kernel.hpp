@@ -27,6 +27,11 @@
 #include "loom/ir.hpp"
 #include "stage0/extent.hpp"
 
+namespace loam::ops {
+struct UnaryOp;
+struct BinaryOp;
+}  // namespace loam::ops
+
 namespace loam::lower {
 
 // One value of the expression. Types are the compute types the module holds tensors in: F32, I64
@@ -43,6 +48,8 @@ struct ExprValue {
   // Op: an ONNX elementwise operator ("Add", "Relu", "Where", ...), "Cast" (to `type`), or "Wrap"
   // (an int64 taken into the range of a narrower integer: p bits, q = 1 if signed).
   std::string op;
+  const ops::UnaryOp* unary = nullptr;    // the operator's record, when it is a unary elementwise one
+  const ops::BinaryOp* binary = nullptr;  // or a binary or variadic one
   std::vector<int> args;  // earlier values
   double p = 0, q = 0;    // the operator's attributes (LeakyRelu's alpha, Clip's bounds, ...)
 

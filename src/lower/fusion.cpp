@@ -5,15 +5,20 @@
 
 #include <optional>
 
+#include "ops/operator.hpp"
+
 namespace loam::lower {
 namespace {
 
 using axes::AxisName;
 
-bool is_regrouping(const Node& n) {
-  return n.domain.empty() &&
-         (n.op_type == "Reshape" || n.op_type == "Flatten" || n.op_type == "Squeeze" || n.op_type == "Unsqueeze");
+// A node that only regroups its input's elements (no copy): a weight read through one is still the
+// weight.
+bool is_regrouping(const Node& n, const stage0::Stage0Result& st) {
+  const ops::Operator* op = st.operators->find(n);
+  return op && op->regrouping;
 }
+
 
 class Planner {
  public:
@@ -103,7 +108,7 @@ class Planner {
       if (!v || v->source != stage0::ValueState::Source::Node || v->value || v->node < 0) return std::nullopt;
       const Node& producer = model_.graph.nodes.at(static_cast<std::size_t>(v->node));
       std::size_t reader = 0;
-      if (!is_regrouping(producer) || producer.inputs.empty() || !sole_reader(t, reader)) return std::nullopt;
+      if (!is_regrouping(producer, st_) || producer.inputs.empty() || !sole_reader(t, reader)) return std::nullopt;
       for (const auto& d : v->dims)
         if (!d.constant()) return std::nullopt;
       chain.push_back(static_cast<std::size_t>(v->node));
@@ -431,7 +436,7 @@ class Planner {
       const Node& n = model_.graph.nodes.at(ns.index);
       if (auto a = into.find(ns.index); a != into.end()) {
         // The regroupings of a packed weight happen at load; the rest is the head's epilogue.
-        d.reason = is_regrouping(n) ? FusionReason::PreparedAtLoad : FusionReason::Fused;
+        d.reason = is_regrouping(n, st_) ? FusionReason::PreparedAtLoad : FusionReason::Fused;
         d.into = a->second;
         continue;
       }

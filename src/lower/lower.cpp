@@ -5,8 +5,7 @@
 #include <set>
 
 #include "lower/context.hpp"
-#include "ops/binary.hpp"
-#include "ops/unary.hpp"
+#include "ops/operator.hpp"
 #include "support/error.hpp"
 
 namespace loam::lower {
@@ -122,6 +121,12 @@ std::vector<int64_t> LowerContext::folded_ints(std::size_t i, const std::string&
     for (float f : v.value->floats) out.push_back(static_cast<int64_t>(f));
   }
   return out;
+}
+
+std::vector<Extent> LowerContext::known_extents(std::size_t i, const std::string& what) const {
+  const auto& v = value(in(i));
+  if (!v.value || v.value->kind != stage0::FoldedValue::Kind::Integer) error(what + " '" + in(i) + "' must be known at build time");
+  return v.value->ints;
 }
 
 std::optional<std::vector<float>> LowerContext::folded_floats(std::size_t i) const {
@@ -277,20 +282,6 @@ FoldedTensor fold_to_bytes(const stage0::ValueState& v, const TensorInfo& info, 
   return f;
 }
 
-// Whether a narrow integer result of `n` stays in its type's range as lowered: the operator moves,
-// selects or compares elements, or its lowering ends in a Wrap step (the elementwise operators with
-// an integer form, which wrap where their definition says they leave the range; Cast). Any other (a
-// sum over an axis, a product) would leave the range uncomputed.
-bool keeps_narrow_range(const Node& n) {
-  if (!n.domain.empty()) return false;
-  if (const ops::UnaryOp* u = ops::find_unary(n.op_type)) return static_cast<bool>(u->i64);
-  if (const ops::BinaryOp* b = ops::find_binary(n.op_type)) return static_cast<bool>(b->i64);
-  static const std::set<std::string> ops = {
-      "Clip", "Where", "Cast", "CastLike", "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose",
-      "Concat", "Split", "Slice", "Gather", "Expand", "Tile", "Pad", "ConstantOfShape", "ReduceMax", "ReduceMin", "MaxPool"};
-  return ops.count(n.op_type) > 0;
-}
-
 }  // namespace
 
 void provide_tensor(LowerContext& cx, const std::string& name, std::set<std::string>& defined) {
@@ -324,7 +315,7 @@ void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::Nod
     cx.fusion = plan && head != plan->heads.end() ? &head->second : nullptr;
     cx.inline_into_reader = plan && plan->inlined.count(ns.index);
     cx.graph_node = plan ? std::optional<std::size_t>(ns.index) : std::nullopt;
-    for (auto i : axes::data_operands(n)) {
+    for (auto i : axes::data_operands(n, cx.st)) {
       if (cx.fusion && cx.fusion->packed && cx.fusion->packed->input == i) provide_tensor(cx, cx.fusion->packed->weight, defined);
       else if (!axes::is_folded_scalar_operand(n, i, cx.st)) provide_tensor(cx, n.inputs[i], defined);
     }
@@ -332,18 +323,15 @@ void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::Nod
     if (cx.fusion && cx.fusion->norm)
       for (const auto* t : {&cx.fusion->norm->scale, &cx.fusion->norm->shift, &cx.fusion->norm->mean, &cx.fusion->norm->var})
         provide_tensor(cx, *t, defined);
-    bool done = false;
-    if (ns.branches) {
-      lower_if(cx, n, *ns.branches, defined);
-      done = true;
-    } else {
-      done = lower_elementwise(cx, n) || lower_products(cx, n) || lower_windows(cx, n) || lower_movement(cx, n) ||
-             lower_normalization(cx, n);
-    }
-    if (!done)
-      cx.error(std::string("no kernel computes operator ") + (n.domain.empty() ? "" : n.domain + ".") + n.op_type);
+    // The elementwise lowering takes what it composes into a generated kernel (the elementwise
+    // operators, and rows with their reductions); the rest is the operator's own lowering.
+    const ops::Operator* op = cx.st.operators->find(n);
+    if (ns.branches) lower_if(cx, n, *ns.branches, defined);
+    else if (lower_elementwise(cx, n)) {
+    } else if (op && op->lower) op->lower(cx, n);
+    else cx.error(std::string("no kernel computes operator ") + (n.domain.empty() ? "" : n.domain + ".") + n.op_type);
     for (const auto& o : n.outputs)
-      if (!o.empty() && !ns.branches && is_narrow_integer(cx.value(o).elem) && !keeps_narrow_range(n))
+      if (!o.empty() && !ns.branches && is_narrow_integer(cx.value(o).elem) && !(op && op->keeps_narrow_range))
         cx.error(std::string("computes '") + o + "' in " + element_type_name(cx.value(o).elem) +
                  ", which the kernels hold in int64 and would not take back into its range");
     for (const auto& o : n.outputs)

@@ -326,8 +326,12 @@ const BinaryOp* find_binary(std::string_view op) {
   return nullptr;
 }
 
-void register_binary(std::vector<OpRule>& rules) {
-  for (const auto& b : binary_ops()) rules.push_back({"", b.name, binary_rule});
+void register_binary(std::vector<Operator>& rules) {
+  // The elementwise lowering composes each into a generated kernel from its forms; one with none
+  // (BitShift) has no kernel yet.
+  for (const auto& b : binary_ops())
+    rules.push_back({.op_type = b.name, .infer = binary_rule, .name_axes = name_broadcast, .elementwise = true,
+                     .keeps_narrow_range = static_cast<bool>(b.i64), .in_scope = b.f32 || b.i64 || b.i1, .binary = &b});
 }
 
 }  // namespace loam::ops

@@ -265,16 +265,38 @@ void zip_at(OpContext& c) {
   c.set_output(0, zipped->bool_result() ? ElementType::Bool : a.elem, a.dims);
 }
 
+// loam.ZipAt: B aligned at A's axis.
+void name_zip_at(axes::NodeNaming& x) {
+  std::size_t axis = x.norm_axis(x.int_attr("axis", 0), x.axes_of(0).size());
+  const auto& a = x.axes_of(0);
+  const auto& b = x.axes_of(1);
+  for (std::size_t i = 0; i < b.size() && axis + i < a.size(); ++i)
+    if (!axes::is_one(x.input_dims(1)[i]) && !axes::is_one(x.input_dims(0)[axis + i]))
+      x.meet(a[axis + i], b[i], "operand B axis " + std::to_string(i));
+  x.same_as_input();
+}
+
 }  // namespace
 
-void register_elementwise(std::vector<OpRule>& r) {
-  r.push_back({"", "Where", where_op});
-  // The math and activations are unary.cpp's; the arithmetic, comparisons and logic binary.cpp's.
-  for (const char* op : {"Identity", "Dropout", "Gelu", "Trilu", "CumSum"}) r.push_back({"", op, unary_same});
-  r.push_back({"", "Clip", clip});
-  r.push_back({"", "Cast", cast});
-  r.push_back({"", "CastLike", cast_like});
-  r.push_back({"loam", "ZipAt", zip_at});
+void register_elementwise(std::vector<Operator>& r) {
+  // The elementwise lowering (lower/elementwise.cpp) builds the expressions of Where, Clip, Cast,
+  // Identity and Dropout; the math and activations are unary.cpp's, the arithmetic, comparisons and
+  // logic binary.cpp's.
+  r.push_back({.op_type = "Where", .infer = where_op, .name_axes = name_broadcast, .elementwise = true,
+               .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Identity", .infer = unary_same, .name_axes = name_like_input, .data_operands = first_input,
+               .elementwise = true, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Dropout", .infer = unary_same, .name_axes = name_like_input, .data_operands = first_input,
+               .elementwise = true, .regrouping = true, .keeps_narrow_range = true});
+  // A shape rule and no kernel yet.
+  r.push_back({.op_type = "Gelu", .infer = unary_same, .name_axes = name_like_input});
+  for (const char* op : {"Trilu", "CumSum"}) r.push_back({.op_type = op, .infer = unary_same});
+  r.push_back({.op_type = "Clip", .infer = clip, .name_axes = name_like_input, .elementwise = true,
+               .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Cast", .infer = cast, .name_axes = name_like_input, .data_operands = first_input,
+               .elementwise = true, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "CastLike", .infer = cast_like, .keeps_narrow_range = true});
+  r.push_back({.domain = "loam", .op_type = "ZipAt", .infer = zip_at, .name_axes = name_zip_at});
 }
 
 }  // namespace loam::ops

@@ -1,6 +1,8 @@
 // Normalizations: Softmax, LogSoftmax, Hardmax (and the pre-opset-13 flattened forms the readers
 // spell loam.SoftmaxFlattened / loam.LogSoftmaxFlattened), LayerNormalization, BatchNormalization,
-// InstanceNormalization. Each keeps its input's shape; the rules check axes and parameter shapes.
+// InstanceNormalization. Each keeps its input's shape and axes; the rules check axes and parameter
+// shapes. Along the last axis the elementwise lowering generates their kernels (a row with its
+// reductions); otherwise each is a call of the runtime's.
 #include "ops/op.hpp"
 #include "support/error.hpp"
 
@@ -68,17 +70,88 @@ void layer_norm(OpContext& c) {
     if (!c.out[k].name.empty()) c.set_output(k, st, stat);
 }
 
+// The parameters' channels meet the input's channel axis.
+void name_channel_norm(axes::NodeNaming& x) {
+  const auto& in = x.axes_of(0);
+  for (std::size_t i = 1; i < x.node.inputs.size(); ++i)
+    if (x.has(i) && !x.axes_of(i).empty() && in.size() > 1 && !axes::is_one(x.input_dims(i)[0]))
+      x.meet(in[1], x.axes_of(i)[0], "channels of '" + x.in(i) + "'");
+  x.same_as_input();
+}
+
+// Scale and bias meet the normalised axes; Mean and InvStdDev keep every axis, the normalised ones
+// at length 1, named as ReduceMean with keepdims names its result.
+void name_layer_norm(axes::NodeNaming& x) {
+  const auto& in = x.axes_of(0);
+  for (std::size_t i = 1; i < 3; ++i) {
+    if (!x.has(i)) continue;
+    const auto& s = x.axes_of(i);
+    for (std::size_t k = 0; k < s.size() && k < in.size(); ++k)
+      if (!axes::is_one(x.input_dims(i)[k])) x.meet(in[in.size() - s.size() + k], s[k], "normalised axis of '" + x.in(i) + "'");
+  }
+  for (std::size_t k = 0; k < 3 && k < x.node.outputs.size(); ++k)
+    if (!x.node.outputs[k].empty()) x.same_as_input(k);
+}
+
+// The elementwise lowering computes a softmax along the last axis in a generated kernel; any other
+// axis is the runtime's.
+void lower_softmax(LowerContext& cx, const Node& n) {
+  const std::string& op = n.op_type;
+  if (n.domain == "loam") {
+    cx.call(op == "SoftmaxFlattened" ? "softmax_flattened" : "log_softmax_flattened", {},
+            {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", 1), "axis")});
+    return;
+  }
+  cx.call(op == "Softmax" ? "softmax" : "log_softmax", {}, {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", -1), "axis")});
+}
+
+void lower_batch_norm(LowerContext& cx, const Node& n) {
+  for (std::size_t k = 1; k < n.outputs.size(); ++k)
+    if (!n.outputs[k].empty()) cx.error("training-mode outputs are not supported");
+  TensorInfo x = cx.info(cx.in(0));
+  if (x.axes.size() < 2) cx.error("the input needs a channel axis");
+  std::vector<AxisName> channel = {x.axes[1]};
+  cx.call("batch_normalization", {},
+          {Arg::of_tensor(cx.in(0)), cx.lifted(cx.in(1), channel), cx.lifted(cx.in(2), channel), cx.lifted(cx.in(3), channel),
+           cx.lifted(cx.in(4), channel), Arg::of_float(cx.attr_float("epsilon", 1e-5f), "epsilon")});
+}
+
+// Along the last axis with no statistics asked, the elementwise lowering's generated kernel; else
+// the runtime's.
+void lower_layer_norm(LowerContext& cx, const Node& n) {
+  std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1))};
+  if (cx.has(2)) args.push_back(Arg::of_tensor(cx.in(2)));
+  else args.push_back(Arg::of_code("nullptr"));
+  args.push_back(Arg::of_index(cx.attr_int("axis", -1), "axis"));
+  args.push_back(Arg::of_float(cx.attr_float("epsilon", 1e-5f), "epsilon"));
+  cx.call("layer_normalization", {}, args);
+  // Mean and InvStdDev, when the graph asks for them.
+  for (std::size_t k = 1; k < 3 && k < n.outputs.size(); ++k) {
+    if (n.outputs[k].empty()) continue;
+    TensorInfo stat = cx.info(n.outputs[k]);
+    if (stat.elem != ElementType::F32)
+      cx.error("the statistics are computed in float, not in stash_type " + std::string(element_type_name(stat.elem)));
+    cx.call("layer_normalization_statistic", {TypeArg::of_axes(stat.axes)},
+            {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", -1), "axis"),
+             Arg::of_float(cx.attr_float("epsilon", 1e-5f), "epsilon"), Arg::of_flag(k == 2, "inverse_std_dev")},
+            {n.outputs[k]});
+  }
+}
+
 }  // namespace
 
-void register_normalization(std::vector<OpRule>& r) {
-  r.push_back({"", "Softmax", softmax});
-  r.push_back({"", "LogSoftmax", softmax});
-  r.push_back({"", "Hardmax", softmax});
-  r.push_back({"loam", "SoftmaxFlattened", softmax});
-  r.push_back({"loam", "LogSoftmaxFlattened", softmax});
-  r.push_back({"", "BatchNormalization", batch_norm});
-  r.push_back({"", "InstanceNormalization", instance_norm});
-  r.push_back({"", "LayerNormalization", layer_norm});
+void register_normalization(std::vector<Operator>& r) {
+  for (const char* op : {"Softmax", "LogSoftmax"})
+    r.push_back({.op_type = op, .infer = softmax, .name_axes = name_like_input, .lower = lower_softmax, .in_scope = true});
+  r.push_back({.op_type = "Hardmax", .infer = softmax, .name_axes = name_like_input});
+  for (const char* op : {"SoftmaxFlattened", "LogSoftmaxFlattened"})
+    r.push_back({.domain = "loam", .op_type = op, .infer = softmax, .name_axes = name_like_input, .lower = lower_softmax,
+                 .in_scope = true});
+  r.push_back({.op_type = "BatchNormalization", .infer = batch_norm, .name_axes = name_channel_norm, .lower = lower_batch_norm,
+               .in_scope = true});
+  r.push_back({.op_type = "InstanceNormalization", .infer = instance_norm, .name_axes = name_channel_norm});
+  r.push_back({.op_type = "LayerNormalization", .infer = layer_norm, .name_axes = name_layer_norm, .lower = lower_layer_norm,
+               .in_scope = true});
 }
 
 }  // namespace loam::ops

@@ -1,5 +1,9 @@
 // Reductions over axes: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ... and
-// ArgMax/ArgMin. Integer ReduceProd/ReduceSum/ReduceMax/ReduceMin fold over known values.
+// ArgMax/ArgMin. Integer ReduceProd/ReduceSum/ReduceMax/ReduceMin fold over known values. The reduced
+// axes leave the result's names (or stay at length 1).
+#include <map>
+#include <set>
+
 #include "ops/op.hpp"
 #include "support/error.hpp"
 
@@ -91,14 +95,64 @@ void arg_reduce(OpContext& c) {
   c.set_output(0, ElementType::I64, out);
 }
 
+// The reduced axes go, unless kept at length 1.
+void name_reduce(axes::NodeNaming& x) {
+  const auto& in = x.axes_of(0);
+  const std::string& op = x.node.op_type;
+  std::set<std::size_t> gone;
+  if (op == "ArgMax" || op == "ArgMin") {
+    gone.insert(x.norm_axis(x.int_attr("axis", 0), in.size()));
+  } else {
+    std::vector<int64_t> ax;
+    if (x.has(1)) ax = x.folded_ints(1);
+    else if (auto a = x.attributes().integers("axes")) ax = *a;
+    if (ax.empty() && x.int_attr("noop_with_empty_axes", 0) == 0)
+      for (std::size_t i = 0; i < in.size(); ++i) gone.insert(i);
+    for (auto a : ax) gone.insert(x.norm_axis(a, in.size()));
+  }
+  if (x.int_attr("keepdims", 1) != 0) return x.same_as_input();
+  x.complete(0, axes::drop(in, gone));
+}
+
+// A row reduction its reader's kernel computes is the elementwise lowering's; every other a call of
+// the runtime's.
+void lower_reduce(LowerContext& cx, const Node& n) {
+  static const std::map<std::string, std::string, std::less<>> kernels = {
+      {"ReduceSum", "reduce_sum"}, {"ReduceMean", "reduce_mean"}, {"ReduceMax", "reduce_max"},
+      {"ReduceMin", "reduce_min"}, {"ReduceProd", "reduce_prod"}};
+  TensorInfo out = cx.info(n.outputs.at(0));
+  std::vector<int64_t> axes = cx.has(1) ? cx.folded_ints(1, "the axes") : cx.attr_ints("axes");
+  std::vector<Extent> ax(axes.begin(), axes.end());
+  cx.call(kernels.at(n.op_type), {TypeArg::of_axes(out.axes)},
+          {Arg::of_tensor(cx.in(0)), Arg::of_extents(ax), Arg::of_flag(cx.attr_int("keepdims", 1) != 0, "keepdims"),
+           Arg::of_flag(cx.attr_int("noop_with_empty_axes", 0) != 0, "noop_with_empty_axes")});
+}
+
+void lower_argmax(LowerContext& cx, const Node& n) {
+  TensorInfo out = cx.info(n.outputs.at(0));
+  cx.call("argmax", {TypeArg::of_axes(out.axes)},
+          {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", 0), "axis"),
+           Arg::of_flag(cx.attr_int("keepdims", 1) != 0, "keepdims"),
+           Arg::of_flag(cx.attr_int("select_last_index", 0) != 0, "select_last_index")});
+}
+
 }  // namespace
 
-void register_reduce(std::vector<OpRule>& r) {
-  for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-                         "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
-    r.push_back({"", op, reduce});
-  r.push_back({"", "ArgMax", arg_reduce});
-  r.push_back({"", "ArgMin", arg_reduce});
+void register_reduce(std::vector<Operator>& r) {
+  for (const char* op : {"ReduceMean", "ReduceSum"})
+    r.push_back({.op_type = op, .infer = reduce, .name_axes = name_reduce, .data_operands = first_input, .lower = lower_reduce,
+                 .in_scope = true});
+  // The maximum and minimum select an element: a narrow integer stays in range.
+  for (const char* op : {"ReduceMax", "ReduceMin"})
+    r.push_back({.op_type = op, .infer = reduce, .name_axes = name_reduce, .data_operands = first_input, .lower = lower_reduce,
+                 .keeps_narrow_range = true});
+  r.push_back({.op_type = "ReduceProd", .infer = reduce, .name_axes = name_reduce, .data_operands = first_input,
+               .lower = lower_reduce});
+  for (const char* op : {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
+    r.push_back({.op_type = op, .infer = reduce, .name_axes = name_reduce, .data_operands = first_input});
+  r.push_back({.op_type = "ArgMax", .infer = arg_reduce, .name_axes = name_reduce, .data_operands = first_input,
+               .lower = lower_argmax, .in_scope = true});
+  r.push_back({.op_type = "ArgMin", .infer = arg_reduce, .name_axes = name_reduce, .data_operands = first_input});
 }
 
 }  // namespace loam::ops

@@ -1,6 +1,7 @@
 // Regroupings and layout operators: Reshape, Flatten, Unsqueeze, Squeeze, Transpose, Expand, Tile,
 // Concat, Split. A regrouping moves no element, so a known value passes through in order; Transpose,
-// Expand, Tile, Concat and Split rearrange a known value where its shape is a number.
+// Expand, Tile, Concat and Split rearrange a known value where its shape is a number. Each lowers to a
+// call of the runtime's movement kernels (a regrouping to a relabel, no copy).
 #include <algorithm>
 #include <numeric>
 #include <set>
@@ -343,18 +344,144 @@ void split(OpContext& c) {
   }
 }
 
+// A regrouping names each output axis by the run of input parts whose extents multiply to its own.
+void name_regrouping(axes::NodeNaming& x) { x.complete(0, x.regroup(x.in(0), x.dims_of(x.node.outputs.at(0)))); }
+
+void name_squeeze(axes::NodeNaming& x) {
+  const auto& in = x.axes_of(0);
+  std::set<std::size_t> gone;
+  if (x.has(1)) {
+    for (auto a : x.folded_ints(1)) gone.insert(x.norm_axis(a, in.size()));
+  } else {
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (axes::is_one(x.input_dims(0)[i])) gone.insert(i);
+  }
+  x.complete(0, axes::drop(in, gone));
+}
+
+// The inserted axes are the layout's.
+void name_unsqueeze(axes::NodeNaming& x) {
+  const auto& in = x.axes_of(0);
+  std::size_t r = x.out_rank(0);
+  std::set<std::size_t> added;
+  for (auto a : x.folded_ints(1)) added.insert(x.norm_axis(a, r));
+  axes::Partial p(r);
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < r; ++i)
+    if (!added.count(i)) p[i] = in.at(k++);
+  x.complete(0, p);
+}
+
+void name_transpose(axes::NodeNaming& x) {
+  const auto& in = x.axes_of(0);
+  std::vector<int64_t> perm = x.attributes().integers("perm").value_or(std::vector<int64_t>{});
+  if (perm.empty())
+    for (std::size_t i = in.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+  axes::Partial p;
+  for (auto q : perm) p.push_back(in.at(x.norm_axis(q, in.size())));
+  x.complete(0, p);
+}
+
+// An axis the expansion keeps keeps its name; one it stretches or adds is the layout's.
+void name_expand(axes::NodeNaming& x) {
+  const auto& in = x.axes_of(0);
+  const auto& xd = x.input_dims(0);
+  const auto& od = x.dims_of(x.node.outputs[0]);
+  axes::Partial p(od.size());
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    std::size_t j = od.size() - in.size() + k;
+    if (xd[k] == od[j]) p[j] = in[k];
+  }
+  x.complete(0, p);
+}
+
+// The joined axis is the layout's; the others meet.
+void name_concat(axes::NodeNaming& x) {
+  std::size_t r = x.out_rank(0);
+  std::size_t axis = x.norm_axis(x.int_attr("axis", 0), r);
+  axes::Partial p(r);
+  for (auto i : x.tensor_operands()) {
+    const auto& in = x.axes_of(i);
+    for (std::size_t k = 0; k < r && k < in.size(); ++k) {
+      if (k == axis) continue;
+      if (!p[k]) p[k] = in[k];
+      else x.meet(*p[k], in[k], "axis " + std::to_string(k) + " of '" + x.in(i) + "'");
+    }
+  }
+  x.complete(0, p);
+}
+
+// A regrouping moves no element: the call relabels the input under the result's axes.
+void lower_regrouping(LowerContext& cx, const Node& n) {
+  TensorInfo out = cx.info(n.outputs.at(0));
+  cx.call("reshape", {TypeArg::of_axes(out.axes)}, {Arg::of_tensor(cx.in(0)), Arg::of_extents(out.dims)});
+}
+
+void lower_transpose(LowerContext& cx, const Node& n) {
+  TensorInfo in = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
+  std::vector<int64_t> perm = cx.attr_ints("perm");
+  if (perm.empty())
+    for (std::size_t i = in.axes.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+  cx.call("transpose", {TypeArg::of_axes(out.axes)}, {Arg::of_tensor(cx.in(0)), Arg::of_extents({perm.begin(), perm.end()})});
+}
+
+void lower_expand(LowerContext& cx, const Node& n) {
+  TensorInfo out = cx.info(n.outputs.at(0));
+  cx.call("expand", {TypeArg::of_axes(out.axes)}, {Arg::of_tensor(cx.in(0)), Arg::of_extents(cx.known_extents(1, "the shape"))});
+}
+
+void lower_tile(LowerContext& cx, const Node& n) {
+  TensorInfo out = cx.info(n.outputs.at(0));
+  cx.call("tile", {TypeArg::of_axes(out.axes)}, {Arg::of_tensor(cx.in(0)), Arg::of_extents(cx.known_extents(1, "the repeats"))});
+}
+
+void lower_concat(LowerContext& cx, const Node& n) {
+  TensorInfo out = cx.info(n.outputs.at(0));
+  std::vector<Arg> args = {Arg::of_index(static_cast<int64_t>(cx.norm_axis(cx.attr_int("axis", 0), out.axes.size())), "axis")};
+  for (const auto& in : n.inputs)
+    if (!in.empty()) args.push_back(Arg::of_tensor(in));
+  cx.call("concat", {TypeArg::of_axes(out.axes)}, args);
+}
+
+// One call per part: the elements of the input from `offset`, `length` long along the axis.
+void lower_split(LowerContext& cx, const Node& n) {
+  TensorInfo in = cx.info(cx.in(0));
+  std::size_t axis = cx.norm_axis(cx.attr_int("axis", 0), in.axes.size());
+  Extent offset(0);
+  for (std::size_t k = 0; k < n.outputs.size(); ++k) {
+    if (n.outputs[k].empty()) continue;
+    TensorInfo part = cx.info(n.outputs[k]);
+    Extent length = part.dims.at(axis);
+    cx.call("split_part", {TypeArg::of_axes(part.axes)},
+            {Arg::of_tensor(cx.in(0)), Arg::of_index(static_cast<int64_t>(axis), "axis"), Arg::of_scalar(offset),
+             Arg::of_scalar(length)},
+            {n.outputs[k]});
+    offset += length;
+  }
+}
+
 }  // namespace
 
-void register_reshape(std::vector<OpRule>& r) {
-  r.push_back({"", "Reshape", reshape});
-  r.push_back({"", "Flatten", flatten});
-  r.push_back({"", "Unsqueeze", unsqueeze});
-  r.push_back({"", "Squeeze", squeeze});
-  r.push_back({"", "Transpose", transpose});
-  r.push_back({"", "Expand", expand});
-  r.push_back({"", "Tile", tile});
-  r.push_back({"", "Concat", concat});
-  r.push_back({"", "Split", split});
+void register_reshape(std::vector<Operator>& r) {
+  // Each moves or picks elements: a narrow integer stays in range.
+  r.push_back({.op_type = "Reshape", .infer = reshape, .name_axes = name_regrouping, .data_operands = first_input,
+               .lower = lower_regrouping, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Flatten", .infer = flatten, .name_axes = name_regrouping, .data_operands = first_input,
+               .lower = lower_regrouping, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Unsqueeze", .infer = unsqueeze, .name_axes = name_unsqueeze, .data_operands = first_input,
+               .lower = lower_regrouping, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Squeeze", .infer = squeeze, .name_axes = name_squeeze, .data_operands = first_input,
+               .lower = lower_regrouping, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Transpose", .infer = transpose, .name_axes = name_transpose, .data_operands = first_input,
+               .lower = lower_transpose, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Expand", .infer = expand, .name_axes = name_expand, .data_operands = first_input,
+               .lower = lower_expand, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Tile", .infer = tile, .name_axes = name_like_input, .data_operands = first_input,
+               .lower = lower_tile, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Concat", .infer = concat, .name_axes = name_concat, .lower = lower_concat,
+               .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Split", .infer = split, .name_axes = name_like_input, .data_operands = first_input,
+               .lower = lower_split, .keeps_narrow_range = true, .in_scope = true});
 }
 
 }  // namespace loam::ops

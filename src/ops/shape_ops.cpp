@@ -223,14 +223,58 @@ void range(OpContext& c) {
   c.fold_ints(0, std::move(v));
 }
 
+// A kernel computes the values only where the build cannot (a shape a symbol decides).
+void lower_range(LowerContext& cx, const Node& n) {
+  TensorInfo out = cx.info(n.outputs.at(0));
+  std::string et = cx.compute_type(out.elem);
+  std::vector<Arg> args;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& v = cx.value(cx.in(i));
+    if (!v.value || v.value->size() != 1) cx.error("Range reads its bounds at build time; '" + cx.in(i) + "' only the run knows");
+    if (v.value->kind == stage0::FoldedValue::Kind::Float)
+      args.push_back(Arg::of_element(out.elem, v.value->floats[0], i == 0 ? "start" : i == 1 ? "limit" : "delta"));
+    else
+      args.push_back(Arg::of_scalar(v.value->ints[0]));
+  }
+  cx.call("range", {TypeArg::of_axes(out.axes), TypeArg::of_code(et)}, args);
+}
+
+void lower_constant_of_shape(LowerContext& cx, const Node& n) {
+  TensorInfo out = cx.info(n.outputs.at(0));
+  std::string et = cx.compute_type(out.elem);
+  Arg value = Arg::of_element(out.elem, 0, "value");
+  if (const Attribute* a = n.attr("value"); a && a->t && !a->t->data.empty()) {
+    const auto& d = a->t->data;
+    if (a->t->elem == ElementType::F32 && d.size() >= 4) {
+      float f;
+      std::memcpy(&f, d.data(), 4);
+      value = Arg::of_element(out.elem, f, "value");
+    } else if (a->t->elem == ElementType::I64 && d.size() >= 8) {
+      int64_t i;
+      std::memcpy(&i, d.data(), 8);
+      value = Arg::of_integer_element(out.elem, i, "value");
+    } else if (a->t->elem == ElementType::Bool && d.size() >= 1) {
+      value = Arg::of_integer_element(out.elem, static_cast<int>(d[0]) != 0, "value");
+    } else if (a->t->elem == ElementType::I32 && d.size() >= 4) {
+      int32_t i;
+      std::memcpy(&i, d.data(), 4);
+      value = Arg::of_integer_element(out.elem, i, "value");
+    }
+  }
+  cx.call("constant_of_shape", {TypeArg::of_axes(out.axes), TypeArg::of_code(et)}, {Arg::of_extents(out.dims), value});
+}
+
 }  // namespace
 
-void register_shape_ops(std::vector<OpRule>& r) {
-  r.push_back({"", "Shape", shape_op});
-  r.push_back({"", "Size", size_op});
-  r.push_back({"", "Constant", constant});
-  r.push_back({"", "ConstantOfShape", constant_of_shape});
-  r.push_back({"", "Range", range});
+void register_shape_ops(std::vector<Operator>& r) {
+  // Every axis of their results is the layout's; the build reads all their inputs.
+  r.push_back({.op_type = "Shape", .infer = shape_op, .name_axes = name_created, .data_operands = no_inputs, .in_scope = true});
+  r.push_back({.op_type = "Size", .infer = size_op, .name_axes = name_created, .data_operands = no_inputs});
+  r.push_back({.op_type = "Constant", .infer = constant, .name_axes = name_created, .data_operands = no_inputs, .in_scope = true});
+  r.push_back({.op_type = "ConstantOfShape", .infer = constant_of_shape, .name_axes = name_created, .data_operands = no_inputs,
+               .lower = lower_constant_of_shape, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Range", .infer = range, .name_axes = name_created, .data_operands = no_inputs, .lower = lower_range,
+               .in_scope = true});
 }
 
 }  // namespace loam::ops

@@ -1,6 +1,6 @@
 // Operators that select: Slice, Gather, Pad. Slice reads its bounds at build time; a bound whose
 // effect the build cannot decide for every input (a clamp, a bound read from the end, a step count
-// clamped at none) becomes a derived symbol.
+// clamped at none) becomes a derived symbol. Each lowers to a call of the runtime's movement kernels.
 #include <algorithm>
 
 #include "ops/op.hpp"
@@ -164,13 +164,88 @@ void gather_elements(OpContext& c) {
   c.set_output(0, data.elem, idx.dims);
 }
 
+// The indices' axes replace the gathered one.
+void name_gather(axes::NodeNaming& x) {
+  const auto& data = x.axes_of(0);
+  const auto& idx = x.axes_of(1);
+  std::size_t axis = x.norm_axis(x.int_attr("axis", 0), data.size());
+  axes::Partial p;
+  for (std::size_t i = 0; i < axis; ++i) p.push_back(data[i]);
+  for (const auto& a : idx) p.push_back(a);
+  for (std::size_t i = axis + 1; i < data.size(); ++i) p.push_back(data[i]);
+  x.complete(0, p);
+}
+
+void lower_slice(LowerContext& cx, const Node& n) {
+  TensorInfo out = cx.info(n.outputs.at(0));
+  std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), Arg::of_extents(cx.known_extents(1, "the starts")),
+                           Arg::of_extents(cx.known_extents(2, "the ends"))};
+  if (cx.has(3)) args.push_back(Arg::of_extents(cx.known_extents(3, "the axes")));
+  else if (cx.has(4)) args.push_back(Arg::of_code("std::span<const std::int64_t>{}"));
+  if (cx.has(4)) args.push_back(Arg::of_extents(cx.known_extents(4, "the steps")));
+  cx.call("slice", {TypeArg::of_axes(out.axes)}, args);
+}
+
+// The kernel checks every index against the gathered axis, naming the indices' tensor.
+void lower_gather(LowerContext& cx, const Node& n) {
+  TensorInfo data = cx.info(cx.in(0)), idx = cx.info(cx.in(1)), out = cx.info(n.outputs.at(0));
+  if (idx.elem != ElementType::I64) cx.error("the indices '" + idx.name + "' must be int64");
+  std::string quoted = "\"";
+  for (char c : idx.name) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    quoted += c;
+  }
+  quoted += "\"";
+  cx.call("gather", {TypeArg::of_axes(out.axes)},
+          {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)),
+           Arg::of_index(static_cast<int64_t>(cx.norm_axis(cx.attr_int("axis", 0), data.axes.size())), "axis"), Arg::of_code(quoted)});
+}
+
+void lower_pad(LowerContext& cx, const Node& n) {
+  TensorInfo in = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
+  std::vector<int64_t> pads = cx.folded_ints(1, "the pads");
+  std::size_t r = in.axes.size();
+  if (cx.has(3)) {  // opset 18: pads for the listed axes only
+    std::vector<int64_t> axes = cx.folded_ints(3, "the axes");
+    std::vector<int64_t> full(2 * r, 0);
+    if (pads.size() != 2 * axes.size()) cx.error("the pads must hold two entries per listed axis");
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      std::size_t a = cx.norm_axis(axes[k], r);
+      full[a] = pads[k];
+      full[r + a] = pads[axes.size() + k];
+    }
+    pads = full;
+  }
+  std::string mode = cx.attr_string("mode", "constant");
+  static const char* const modes[] = {"constant", "reflect", "edge", "wrap"};
+  static const char* const spelled[] = {"PadMode::Constant", "PadMode::Reflect", "PadMode::Edge", "PadMode::Wrap"};
+  std::size_t pm = 0;
+  while (pm < 4 && mode != modes[pm]) ++pm;
+  if (pm == 4) cx.error("pad mode '" + mode + "' is not one ONNX defines");
+  double value = 0;
+  if (cx.has(2)) {
+    auto v = cx.folded_floats(2);
+    if (!v || v->size() != 1) cx.error("the pad value '" + cx.in(2) + "' must be one number known at build time");
+    value = (*v)[0];
+  }
+  cx.compute_type(in.elem);  // refuses, naming the node, a type no kernel computes in
+  cx.call("pad", {TypeArg::of_axes(out.axes)},
+          {Arg::of_tensor(cx.in(0)), Arg::of_extents({pads.begin(), pads.end()}),
+           Arg::of_code(spelled[pm], {{loom::Scalar::Index, pm, "mode"}}), Arg::of_element(in.elem, value, "value")});
+}
+
 }  // namespace
 
-void register_slice(std::vector<OpRule>& r) {
-  r.push_back({"", "Slice", slice});
-  r.push_back({"", "Gather", gather});
-  r.push_back({"", "Pad", pad});
-  r.push_back({"", "GatherElements", gather_elements});
+void register_slice(std::vector<Operator>& r) {
+  // Each picks elements: a narrow integer stays in range.
+  r.push_back({.op_type = "Slice", .infer = slice, .name_axes = name_like_input, .data_operands = first_input,
+               .lower = lower_slice, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Gather", .infer = gather, .name_axes = name_gather, .lower = lower_gather,
+               .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Pad", .infer = pad, .name_axes = name_like_input, .data_operands = first_input,
+               .lower = lower_pad, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "GatherElements", .infer = gather_elements});
 }
 
 }  // namespace loam::ops

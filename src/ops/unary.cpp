@@ -257,8 +257,11 @@ const UnaryOp* find_unary(std::string_view op) {
   return nullptr;
 }
 
-void register_unary(std::vector<OpRule>& rules) {
-  for (const auto& u : unary_ops()) rules.push_back({"", u.name, unary_rule});
+void register_unary(std::vector<Operator>& rules) {
+  // The elementwise lowering composes each into a generated kernel from its forms.
+  for (const auto& u : unary_ops())
+    rules.push_back({.op_type = u.name, .infer = unary_rule, .name_axes = name_like_input, .elementwise = true,
+                     .keeps_narrow_range = static_cast<bool>(u.i64), .in_scope = true, .unary = &u});
 }
 
 }  // namespace loam::ops

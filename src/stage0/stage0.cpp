@@ -5,13 +5,15 @@
 #include <set>
 #include <unordered_set>
 
-#include "ops/op.hpp"
+#include "ops/operator.hpp"
+#include "stage0/op_context.hpp"
 #include "support/error.hpp"
 
 namespace loam::stage0 {
 
-Stage0Options Stage0Options::from(const loam::Options& o, std::string origin) {
+Stage0Options Stage0Options::from(const loam::Options& o, const ops::OperatorTable& operators, std::string origin) {
   Stage0Options s;
+  s.operators = &operators;
   s.dims = o.dims;
   s.outputs = o.outputs;
   s.origin = std::move(origin);
@@ -44,6 +46,7 @@ const ValueState& Stage0Result::value(const std::string& name) const {
 
 Stage0Result branch_scope(const Stage0Result& outer, const IfBranch& branch) {
   Stage0Result scope;
+  scope.operators = outer.operators;
   scope.values = outer.values;
   for (const auto& [name, v] : branch.values) scope.values.insert_or_assign(name, v);
   scope.nodes = branch.nodes;
@@ -481,16 +484,16 @@ struct Run {
       nodes_out->push_back(NodeState{index, false, false, std::move(kept)});
       return made;
     }
-    const ops::OpRule* rule = ops::find_rule(node.domain, node.op_type);
-    if (!rule)
+    const ops::Operator* rule = options.operators->find(node);
+    if (!rule || !rule->infer)
       fail(where + ": stage 0 has no rule for the operator " + (node.domain.empty() ? "" : node.domain + ".") +
            node.op_type);
-    ops::OpContext ctx(node, where, std::move(ins), owed);
+    OpContext ctx(node, where, std::move(ins), owed);
     try {
       rule->infer(ctx);
       for (auto& o : ctx.out) {
         if (o.name.empty()) continue;
-        if (o.elem == ElementType::Undefined) ctx.error("internal: output '" + o.name + "' has no type");
+        if (o.elem == ElementType::Undefined) ctx.error("the shape rule gave output '" + o.name + "' no element type");
         for (std::size_t k = 0; k < o.dims.size(); ++k)
           require_fits_i64(o.dims[k], where + ": output '" + o.name + "' axis " + std::to_string(k));
       }
@@ -512,9 +515,7 @@ struct Run {
       std::string name = o.name;
       result.values.emplace(std::move(name), std::move(o));
     }
-    static const std::unordered_set<std::string> kRegroupings = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
-                                                                 "Identity", "Dropout"};
-    ns.regrouping = !ns.folded && node.domain.empty() && kRegroupings.count(node.op_type) > 0;
+    ns.regrouping = !ns.folded && rule->regrouping;
     nodes_out->push_back(ns);
     return made;
   }
@@ -523,7 +524,9 @@ struct Run {
 }  // namespace
 
 Stage0Result run_stage0(const loam::Model& model, const Stage0Options& options) {
+  if (!options.operators) fail(options.origin + ": stage 0 was given no operator table");
   Run r{model, options, options.origin.empty() ? std::string() : options.origin + ": ", {}, {}, {}};
+  r.result.operators = options.operators;
   r.run();
   return std::move(r.result);
 }

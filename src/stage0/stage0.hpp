@@ -17,13 +17,18 @@
 #include "stage0/extent.hpp"
 #include "stage0/owed.hpp"
 
+namespace loam::ops {
+class OperatorTable;
+}
+
 namespace loam::stage0 {
 
 struct Stage0Options {
+  const ops::OperatorTable* operators = nullptr;    // the shape rules (ops::operators()); required
   std::map<std::string, int64_t> dims;              // dim_param (or a name inside a spelled one) -> extent
   std::optional<std::vector<std::string>> outputs;  // cut the graph to what these outputs read
   std::string origin;                               // the model's file name, prefixed to errors
-  static Stage0Options from(const loam::Options& o, std::string origin = {});
+  static Stage0Options from(const loam::Options& o, const ops::OperatorTable& operators, std::string origin = {});
 };
 
 // A tensor value the build knows. Integer and bool tensors hold Extents (bool as 0/1); float
@@ -86,6 +91,7 @@ struct SymbolBinding {
 };
 
 struct Stage0Result {
+  const ops::OperatorTable* operators = nullptr;        // the table stage 0 ran; the later passes ask it
   std::vector<NodeState> nodes;                         // the kept nodes, in graph order
   std::unordered_map<std::string, ValueState> values;   // every kept value by name
   std::vector<std::string> inputs;                      // kept graph inputs (not initializers), graph order

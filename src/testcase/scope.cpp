@@ -5,8 +5,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "ops/binary.hpp"
-#include "ops/unary.hpp"
+#include "ops/operator.hpp"
 
 namespace loam::testcase {
 namespace {
@@ -59,33 +58,11 @@ std::string model_out_of_scope(const std::filesystem::path& model_file) {
   return graph_out_of_scope(model.graph());
 }
 
-const std::set<std::string>& operators_in_scope() {
-  // The WEP's operator set, what real CNNs and transformers also need, and the two operators
-  // stage 0 evaluates (Shape, Constant) whose results feed the others.
-  static const std::set<std::string> ops = {
-      "MatMul", "Gemm", "Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Split", "Concat",
-      "Conv", "MaxPool", "Softmax", "LogSoftmax", "loam.SoftmaxFlattened", "loam.LogSoftmaxFlattened",
-      "ReduceMean", "ReduceSum", "Where", "Gather", "Slice", "Range", "ConstantOfShape", "Cast",
-      "Identity", "If", "BatchNormalization", "AveragePool", "GlobalAveragePool", "Pad", "Clip",
-      "LeakyRelu", "Sigmoid", "Erf", "Expand", "Tile", "LayerNormalization", "ArgMax",
-      "Shape", "Constant"};
-  // Besides these, the elementwise operators of the unary (ops/unary.hpp) and binary
-  // (ops/binary.hpp) tables.
-  return ops;
-}
-
-namespace {
-// A binary operator of the table that a kernel computes on some element type (not BitShift yet).
-bool has_binary_kernel(const std::string& op) {
-  const ops::BinaryOp* b = ops::find_binary(op);
-  return b && (b->f32 || b->i64 || b->i1);
-}
-}  // namespace
-
 std::string first_out_of_scope(const Graph& graph) {
   for (const auto& n : graph.nodes) {
     std::string key = n.domain.empty() ? n.op_type : n.domain + "." + n.op_type;
-    if (!operators_in_scope().count(key) && !(n.domain.empty() && (ops::find_unary(n.op_type) || has_binary_kernel(n.op_type)))) return key;
+    const ops::Operator* op = ops::operators().find(n);
+    if (!op || !op->in_scope) return key;
     for (const auto& a : n.attributes) {
       if (a.g) {
         std::string s = first_out_of_scope(*a.g);

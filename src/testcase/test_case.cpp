@@ -20,6 +20,7 @@
 #include "driver/pipeline.hpp"
 #include "graph/graph.hpp"
 #include "onnx/reader.hpp"
+#include "ops/operator.hpp"
 #include "options/options.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
@@ -181,7 +182,7 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
       if (o.options_file) {
         options = load_options(*o.options_file);
       } else {
-        stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, "model.onnx"));
+        stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, ops::operators(), "model.onnx"));
         options.layout = axes::propose_layout(model, st, "model.onnx");
       }
       std::string report;

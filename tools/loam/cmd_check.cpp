@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "onnx/reader.hpp"
+#include "ops/operator.hpp"
 #include "options/options.hpp"
 #include "stage0/report.hpp"
 #include "stage0/stage0.hpp"
@@ -26,7 +27,7 @@ const loam::cli::SubcommandRegistration check_registration([](CLI::App& app) -> 
     loam::Options options;
     if (!args->options.empty()) options = loam::load_options(args->options);
     loam::Model model = loam::read_model_file(args->model);
-    auto opts = loam::stage0::Stage0Options::from(options, std::filesystem::path(args->model).filename().string());
+    auto opts = loam::stage0::Stage0Options::from(options, loam::ops::operators(), std::filesystem::path(args->model).filename().string());
     loam::stage0::Stage0Result result = loam::stage0::run_stage0(model, opts);
     std::fputs(loam::stage0::check_report(model, result).c_str(), stdout);
     return 0;

@@ -11,6 +11,7 @@
 #include "options/options.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
+#include "ops/operator.hpp"
 
 namespace fs = std::filesystem;
 
@@ -33,7 +34,7 @@ TEST_P(Stage0Refusal, StopsWithTheExactMessage) {
     fs::path options_file = cases_dir() / (name + ".options.json");
     if (fs::exists(options_file)) options = loam::load_options(options_file);
     loam::Model model = loam::read_model_file(model_file);
-    loam::stage0::run_stage0(model, loam::stage0::Stage0Options::from(options, model_file.filename().string()));
+    loam::stage0::run_stage0(model, loam::stage0::Stage0Options::from(options, loam::ops::operators(), model_file.filename().string()));
   } catch (const loam::Error& e) {
     actual = e.what();
   }

@@ -9,6 +9,7 @@
 #include "axes/naming.hpp"
 #include "onnx/reader.hpp"
 #include "support/error.hpp"
+#include "ops/operator.hpp"
 
 namespace fs = std::filesystem;
 using loam::axes::AxisName;
@@ -26,7 +27,7 @@ std::vector<AxisName> plain(std::initializer_list<const char*> names) {
 TEST(BranchNaming, EachBlockIsNamedApartAndRelabelsWhatItReadsUnderOtherAxes) {
   loam::Model model = loam::read_model_file(kFixture / "branch_owes/model.onnx");
   loam::Options options = loam::load_options(kFixture / "branch_owes.options.json");
-  auto st = loam::stage0::run_stage0(model, loam::stage0::Stage0Options{});
+  auto st = loam::stage0::run_stage0(model, loam::stage0::Stage0Options{.operators = &loam::ops::operators()});
   auto naming = loam::axes::name_axes(model, st, options.layout, "model.onnx");
   EXPECT_EQ(naming.values.at("x"), plain({"Seq"}));
   EXPECT_EQ(naming.values.at("y"), plain({"Rows", "Cols"}));
@@ -50,7 +51,7 @@ TEST(BranchNaming, AnAxisTheBranchesNameApartNeedsTheOutputsRule) {
   loam::Model model = loam::read_model_file(kFixture / "branch_owes/model.onnx");
   loam::Options options = loam::load_options(kFixture / "branch_owes.options.json");
   options.layout.pop_back();  // the rule for y
-  auto st = loam::stage0::run_stage0(model, loam::stage0::Stage0Options{});
+  auto st = loam::stage0::run_stage0(model, loam::stage0::Stage0Options{.operators = &loam::ops::operators()});
   try {
     loam::axes::name_axes(model, st, options.layout, "model.onnx");
     FAIL() << "naming did not stop";
@@ -63,7 +64,7 @@ TEST(BranchNaming, AnAxisTheBranchesNameApartNeedsTheOutputsRule) {
 
 TEST(BranchNaming, TheProposalNamesWhatABranchCreatesByARuleNamingItsGraph) {
   loam::Model model = loam::read_model_file(kFixture / "branch_owes/model.onnx");
-  auto st = loam::stage0::run_stage0(model, loam::stage0::Stage0Options{});
+  auto st = loam::stage0::run_stage0(model, loam::stage0::Stage0Options{.operators = &loam::ops::operators()});
   auto rules = loam::axes::propose_layout(model, st, "model.onnx");
   bool then_rule = false, else_rule = false;
   for (const auto& r : rules) {

@@ -14,6 +14,7 @@
 #include "loom/interpreter.hpp"
 #include "loom/verifier.hpp"
 #include "lower/elementwise_kernel.hpp"
+#include "ops/operator.hpp"
 #include "support/error.hpp"
 #include "../runtime/oracle_cases.hpp"
 
@@ -61,8 +62,14 @@ ElementwiseOperand operand(ElementType t, std::vector<Extent> dims) { return {"t
 
 constexpr auto load = ExprValue::load;
 constexpr auto number = ExprValue::constant;
+// An operator's value, with its record as the lowering passes it (ops::operators()).
 ExprValue op(std::string name, std::vector<int> args, ElementType t, double p = 0, double q = 0) {
-  return ExprValue::apply(std::move(name), std::move(args), t, p, q);
+  ExprValue v = ExprValue::apply(std::move(name), std::move(args), t, p, q);
+  if (const ops::Operator* record = ops::operators().find("", v.op)) {
+    v.unary = record->unary;
+    v.binary = record->binary;
+  }
+  return v;
 }
 
 constexpr ElementType F = ElementType::F32, I = ElementType::I64, B = ElementType::Bool;

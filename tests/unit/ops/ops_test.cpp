@@ -6,6 +6,7 @@
 #include "onnx/reader.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
+#include "ops/operator.hpp"
 
 namespace loam::stage0 {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 Extent S(const char* name) { return Extent::symbol(input_symbol(name)); }
 
 Stage0Result run(const std::string& graph) {
-  return run_stage0(read_onnx_text("<ir_version: 8, opset_import: [\"\" : 17, \"loam\" : 1]>\n" + graph, "t"), {});
+  return run_stage0(read_onnx_text("<ir_version: 8, opset_import: [\"\" : 17, \"loam\" : 1]>\n" + graph, "t"), {.operators = &loam::ops::operators()});
 }
 
 std::vector<Extent> dims(std::initializer_list<int64_t> d) {

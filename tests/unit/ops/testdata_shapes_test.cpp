@@ -12,6 +12,7 @@
 #include "onnx/reader.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
+#include "ops/operator.hpp"
 
 namespace fs = std::filesystem;
 
@@ -31,7 +32,7 @@ TEST(OnnxNodeTestData, OutputExtentsAreTheReferenceShapes) {
     Stage0Result r;
     try {
       m = read_model_file(model);
-      r = run_stage0(m, {});
+      r = run_stage0(m, {.operators = &loam::ops::operators()});
     } catch (const Error&) {
       ++refused;
       continue;

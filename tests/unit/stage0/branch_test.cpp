@@ -9,6 +9,7 @@
 #include "onnx/reader.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
+#include "ops/operator.hpp"
 
 namespace fs = std::filesystem;
 using namespace loam::stage0;
@@ -23,7 +24,7 @@ struct Analysed {
 Analysed analyse(const std::string& name) {
   fs::path file = fs::path(LOAM_SOURCE_DIR) / "tests/fixtures/branch" / name / "model.onnx";
   Analysed a{loam::read_model_file(file), {}};
-  a.st = run_stage0(a.model, Stage0Options{});
+  a.st = run_stage0(a.model, Stage0Options{.operators = &loam::ops::operators()});
   return a;
 }
 
@@ -119,7 +120,7 @@ g (bool c, bool d, float[N] x, float[N] unused) => (float[N] y, float[N] z) {
   z = Neg(unused)
 }
 )", "cut.onnxtext");
-  Stage0Options options;
+  Stage0Options options{.operators = &loam::ops::operators()};
   options.outputs = std::vector<std::string>{"y"};
   Stage0Result st = run_stage0(model, options);
   EXPECT_EQ(st.inputs, (std::vector<std::string>{"c", "d", "x"}));

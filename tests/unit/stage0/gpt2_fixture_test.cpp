@@ -5,6 +5,7 @@
 #include "onnx/reader.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
+#include "ops/operator.hpp"
 
 namespace loam::stage0 {
 namespace {
@@ -23,7 +24,7 @@ const NodeState& node_named(const Model& m, const Stage0Result& r, const std::st
 }
 
 TEST(Gpt2Style, ChecksWithExactlyOneOwedConditionOfTheMaskKind) {
-  Stage0Result r = run_stage0(gpt2(), {});
+  Stage0Result r = run_stage0(gpt2(), {.operators = &loam::ops::operators()});
   EXPECT_EQ(r.nodes.size(), 2384u);
   EXPECT_EQ(r.value("logits").dims, (std::vector<Extent>{S("batch_size"), S("sequence_length"), Extent(50257)}));
   std::vector<OwedCondition> mask;
@@ -43,7 +44,7 @@ TEST(Gpt2Style, ChecksWithExactlyOneOwedConditionOfTheMaskKind) {
 
 TEST(Gpt2Style, TheViewPatternFoldsToARegrouping) {
   const Model& m = gpt2();
-  Stage0Result r = run_stage0(m, {});
+  Stage0Result r = run_stage0(m, {.operators = &loam::ops::operators()});
   for (const char* n : {"/transformer/Shape_1", "/transformer/Gather_3", "/transformer/Unsqueeze_6", "/transformer/Concat_7"}) {
     EXPECT_TRUE(node_named(m, r, n).folded) << n;
   }
@@ -66,12 +67,12 @@ TEST(Gpt2Style, TheViewPatternFoldsToARegrouping) {
 }
 
 TEST(Gpt2Style, DimsDecideTheClamp) {
-  Stage0Options fits;
+  Stage0Options fits{.operators = &loam::ops::operators()};
   fits.dims = {{"sequence_length", 8}, {"batch_size", 1}};
   Stage0Result r = run_stage0(gpt2(), fits);
   EXPECT_TRUE(r.owed.empty());
   EXPECT_EQ(r.value("logits").dims, (std::vector<Extent>{Extent(1), Extent(8), Extent(50257)}));
-  Stage0Options too_long;
+  Stage0Options too_long{.operators = &loam::ops::operators()};
   too_long.dims = {{"sequence_length", 2000}};
   too_long.origin = "gpt2_style.onnx";
   try {

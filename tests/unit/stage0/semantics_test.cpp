@@ -13,6 +13,7 @@
 #include "onnx/reader.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
+#include "ops/operator.hpp"
 
 namespace fs = std::filesystem;
 
@@ -33,7 +34,7 @@ class Semantics : public ::testing::TestWithParam<std::string> {};
 TEST_P(Semantics, ExtentsAtTwoLengthsAreOnnxruntimeShapes) {
   fs::path dir = cases_dir() / GetParam();
   Model m = read_model_file(dir / "model.onnx");
-  Stage0Result r = run_stage0(m, {});
+  Stage0Result r = run_stage0(m, {.operators = &loam::ops::operators()});
   int sets = 0;
   for (int k = 0; fs::exists(dir / ("test_data_set_" + std::to_string(k))); ++k, ++sets) {
     fs::path ds = dir / ("test_data_set_" + std::to_string(k));

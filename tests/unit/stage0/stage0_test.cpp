@@ -8,6 +8,7 @@
 #include "onnx/reader.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
+#include "ops/operator.hpp"
 
 namespace loam::stage0 {
 namespace {
@@ -16,13 +17,13 @@ Extent S(const char* name) { return Extent::symbol(input_symbol(name)); }
 
 std::string header() { return "<ir_version: 8, opset_import: [\"\" : 17]>\n"; }
 
-Stage0Result run(const std::string& graph, Stage0Options opts = {}) {
+Stage0Result run(const std::string& graph, Stage0Options opts = {.operators = &loam::ops::operators()}) {
   Model m = read_onnx_text(header() + graph, "t.onnxtext");
   opts.origin = "t.onnxtext";
   return run_stage0(m, opts);
 }
 
-std::string error_of(const std::string& graph, Stage0Options opts = {}) {
+std::string error_of(const std::string& graph, Stage0Options opts = {.operators = &loam::ops::operators()}) {
   try {
     run(graph, opts);
   } catch (const Error& e) {
@@ -56,7 +57,7 @@ TEST(Stage0, ViewSizeZeroMinusOneFoldsToARegrouping) {
     y = Reshape(x, t)
   })";
   Model m = read_onnx_text(header() + g, "t");
-  Stage0Result r = run_stage0(m, {});
+  Stage0Result r = run_stage0(m, {.operators = &loam::ops::operators()});
   EXPECT_EQ(r.value("y").dims, (std::vector<Extent>{S("B"), Extent(64) * S("S")}));
   ASSERT_TRUE(r.value("t").value);
   EXPECT_EQ(r.value("t").value->ints, (std::vector<Extent>{S("B"), Extent(-1)}));
@@ -127,7 +128,7 @@ TEST(Stage0, ShapeArithmeticFoldsThroughCastAndSqrt) {
     r = Sqrt(f)
     y = Div(x, r)
   })", "t");
-  Stage0Result r = run_stage0(m, {});
+  Stage0Result r = run_stage0(m, {.operators = &loam::ops::operators()});
   ASSERT_TRUE(r.value("r").value);
   EXPECT_EQ(r.value("r").value->kind, FoldedValue::Kind::Float);
   EXPECT_EQ(r.value("r").value->floats, std::vector<float>{8.0f});
@@ -143,7 +144,7 @@ TEST(Stage0, RangeOverASymbolIsAKernelRangeOverNumbersFolds) {
     p = Range(zero, n, one)
     q = Range(zero, four, one)
   })", "t");
-  Stage0Result r = run_stage0(m, {});
+  Stage0Result r = run_stage0(m, {.operators = &loam::ops::operators()});
   EXPECT_EQ(r.value("p").dims, std::vector<Extent>{S("S")});
   EXPECT_FALSE(folded(r, m, "p"));
   EXPECT_TRUE(folded(r, m, "q"));
@@ -305,7 +306,7 @@ TEST(OwedKinds, AxisEqual) {
 // ----- options -----
 
 TEST(Options, DimsFixesANameInsideASpelling) {
-  Stage0Options o;
+  Stage0Options o{.operators = &loam::ops::operators()};
   o.dims = {{"past", 3}};
   Stage0Result r = run(R"(g (float[B, "past + 1"] x) => (float[?, ?] y) {
     y = Relu(x)
@@ -315,22 +316,22 @@ TEST(Options, DimsFixesANameInsideASpelling) {
 }
 
 TEST(Options, DimsRefusals) {
-  Stage0Options partial;
+  Stage0Options partial{.operators = &loam::ops::operators()};
   partial.dims = {{"a", 2}};
   EXPECT_EQ(error_of(R"(g (float["a * b"] x) => (float[?] y) {
     y = Relu(x)
   })", partial), "t.onnxtext: input 'x' axis 0: option dims fixes 'a' of the spelled length 'a * b' but not 'b'");
-  Stage0Options negative;
+  Stage0Options negative{.operators = &loam::ops::operators()};
   negative.dims = {{"N", -1}};
   EXPECT_EQ(error_of(R"(g (float[N] x) => (float[?] y) {
     y = Relu(x)
   })", negative), "t.onnxtext: option dims: 'N' is fixed to the negative extent -1");
-  Stage0Options unknown;
+  Stage0Options unknown{.operators = &loam::ops::operators()};
   unknown.dims = {{"Q", 2}};
   EXPECT_EQ(error_of(R"(g (float[N] x) => (float[?] y) {
     y = Relu(x)
   })", unknown), "t.onnxtext: option dims: the graph declares no dim_param 'Q'");
-  Stage0Options neg_spelled;
+  Stage0Options neg_spelled{.operators = &loam::ops::operators()};
   neg_spelled.dims = {{"n", 2}};
   EXPECT_EQ(error_of(R"(g (float["n - 5"] x) => (float[?] y) {
     y = Relu(x)
@@ -343,13 +344,13 @@ TEST(Options, OutputsCutTheGraph) {
     t = Neg(x)
     b = Exp(t)
   })";
-  Stage0Options o;
+  Stage0Options o{.operators = &loam::ops::operators()};
   o.outputs = std::vector<std::string>{"a"};
   Stage0Result r = run(g, o);
   EXPECT_EQ(r.nodes.size(), 1u);
   EXPECT_EQ(r.outputs, std::vector<std::string>{"a"});
   EXPECT_EQ(r.find("t"), nullptr);
-  Stage0Options bad;
+  Stage0Options bad{.operators = &loam::ops::operators()};
   bad.outputs = std::vector<std::string>{"c"};
   EXPECT_EQ(error_of(g, bad), "t.onnxtext: option outputs: the graph declares no output 'c'");
 }
@@ -360,7 +361,7 @@ TEST(Stage0Errors, UnknownRankAndUnknownOperator) {
   })", "t");
   m.graph.inputs[0].type.shape.reset();
   try {
-    run_stage0(m, {});
+    run_stage0(m, {.operators = &loam::ops::operators()});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), "input 'x': its rank is unknown; stage 0 needs every input's rank");

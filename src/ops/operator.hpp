@@ -1,0 +1,89 @@
+// What Loam knows about an operator, in one record: its shape rule and build-time fold (stage 0), its
+// axis-naming rule, which operands a kernel reads as tensors, its lowering, and the facts fusion,
+// range checking and `test-case` ask. Each family's file in this room fills the records of its
+// operators (`register_*` in op.hpp); `operators()` is the table they make.
+//
+// The passes read the table through the pointer stage 0's options carry (and its result passes on),
+// never through a library call, so stage 0, axis naming and lowering do not depend on the operators
+// they drive: the operators depend on the passes' contexts, as rules depend on the engine.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/graph.hpp"
+
+namespace loam::stage0 {
+class OpContext;
+}
+namespace loam::axes {
+class NodeNaming;
+}
+namespace loam::lower {
+class LowerContext;
+}
+
+namespace loam::ops {
+
+struct UnaryOp;
+struct BinaryOp;
+
+struct Operator {
+  std::string_view domain;  // "" or "loam"
+  std::string_view op_type;
+  // Stage 0: the result's element type and extents, and its value where the build knows the inputs.
+  void (*infer)(stage0::OpContext&) = nullptr;
+  // The axes of every output (nullptr: the build stops at this operator, naming it).
+  void (*name_axes)(axes::NodeNaming&) = nullptr;
+  // The inputs a kernel reads as tensors (nullptr: every input given); the rest the build reads.
+  std::vector<std::size_t> (*data_operands)(const Node&) = nullptr;
+  // The calls computing the node; nullptr for an elementwise operator, which the elementwise lowering
+  // composes into a generated kernel, and for one no kernel computes.
+  void (*lower)(lower::LowerContext&, const Node&) = nullptr;
+  // An elementwise operator: the elementwise lowering builds its expression (unary and binary from
+  // their records; Clip, Where, Cast, Identity by name).
+  bool elementwise = false;
+  // A result that only regroups its input's elements (Reshape, Flatten, Squeeze, Unsqueeze,
+  // Identity, Dropout): no copy, and fusion looks through it.
+  bool regrouping = false;
+  // A narrow integer result stays in its type's range as lowered: the operator moves, selects or
+  // compares elements, or its lowering wraps where the definition leaves the range.
+  bool keeps_narrow_range = false;
+  // `test-case` runs backend cases of this operator (its kernels are whole: every form ONNX defines).
+  bool in_scope = false;
+  const UnaryOp* unary = nullptr;    // the unary elementwise record (unary.hpp)
+  const BinaryOp* binary = nullptr;  // the binary and variadic elementwise record (binary.hpp)
+
+  // The inputs of `n` a kernel reads as tensors.
+  std::vector<std::size_t> tensor_inputs(const Node& n) const {
+    if (data_operands) return data_operands(n);
+    std::vector<std::size_t> all;
+    for (std::size_t i = 0; i < n.inputs.size(); ++i)
+      if (!n.inputs[i].empty()) all.push_back(i);
+    return all;
+  }
+};
+
+class OperatorTable {
+ public:
+  explicit OperatorTable(std::vector<Operator> operators) : operators_(std::move(operators)) {}
+  // The record of (domain, op_type), or nullptr.
+  const Operator* find(std::string_view domain, std::string_view op_type) const {
+    for (const auto& o : operators_)
+      if (o.op_type == op_type && o.domain == domain) return &o;
+    return nullptr;
+  }
+  const Operator* find(const Node& n) const { return find(n.domain, n.op_type); }
+  const std::vector<Operator>& all() const { return operators_; }
+
+ private:
+  std::vector<Operator> operators_;
+};
+
+// Every operator Loam knows (ops/op.cpp: each family's register_* in turn).
+const OperatorTable& operators();
+
+}  // namespace loam::ops
