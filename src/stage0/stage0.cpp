@@ -58,6 +58,17 @@ Stage0Result branch_scope(const Stage0Result& outer, const IfBranch& branch) {
 
 namespace {
 
+// A declared dimension that names nothing: no dim_value and no dim_param, the -1 exporters write
+// for a length they leave open (ONNX allows no negative dim_value), or the dim_param "?". Each is a
+// length of its own: two of them are never one symbol.
+bool names_nothing(const Dim& d) {
+  return d.kind == Dim::Kind::Unknown || (d.kind == Dim::Kind::Value && d.value == -1) ||
+         (d.kind == Dim::Kind::Param && (d.param == "?" || d.param.empty()));
+}
+
+// The symbol standing for axis `k` of `tensor` where its declaration names nothing: "x[0]".
+std::string unnamed_symbol(const std::string& tensor, std::size_t k) { return tensor + "[" + std::to_string(k) + "]"; }
+
 struct Run {
   const Model& model;
   const Stage0Options& options;
@@ -70,13 +81,21 @@ struct Run {
 
   [[noreturn]] void error(const std::string& msg) const { fail(origin + msg); }
 
-  // The extent of one declared dimension, after `dims`. `where` names the tensor and axis.
-  Extent declared_extent(const Dim& d, const std::string& where) {
+  // The extent of one declared dimension, after `dims`. `where` names the tensor and axis; `unnamed`
+  // is the symbol a dimension that names nothing stands for (`dims` reaches it by that name).
+  Extent declared_extent(const Dim& d, const std::string& where, const std::string& unnamed) {
+    if (names_nothing(d)) {
+      if (auto fixed = options.dims.find(unnamed); fixed != options.dims.end()) {
+        dims_used.insert(unnamed);
+        return Extent(fixed->second);
+      }
+      return Extent::symbol(input_symbol(unnamed));
+    }
     if (d.kind == Dim::Kind::Value) {
-      if (d.value < 0) error(where + ": declared length " + std::to_string(d.value) + " is negative");
+      if (d.value < 0)
+        error(where + ": declared length " + std::to_string(d.value) + " is negative (-1 alone stands for a length the graph leaves open)");
       return Extent(d.value);
     }
-    if (d.kind == Dim::Kind::Unknown) return Extent::symbol(input_symbol(where));
     auto whole = options.dims.find(d.param);
     if (whole != options.dims.end()) {
       dims_used.insert(d.param);
@@ -109,7 +128,8 @@ struct Run {
       error(std::string(role) + " '" + vi.name + "': its rank is unknown; stage 0 needs every input's rank");
     std::vector<Extent> dims;
     for (std::size_t k = 0; k < vi.type.shape->size(); ++k)
-      dims.push_back(declared_extent((*vi.type.shape)[k], std::string(role) + " '" + vi.name + "' axis " + std::to_string(k)));
+      dims.push_back(declared_extent((*vi.type.shape)[k], std::string(role) + " '" + vi.name + "' axis " + std::to_string(k),
+                                     unnamed_symbol(vi.name, k)));
     return dims;
   }
 
@@ -266,7 +286,7 @@ struct Run {
     for (std::size_t k = 0; k < shape.size(); ++k) {
       const Dim& d = shape[k];
       std::string axis = where + " axis " + std::to_string(k);
-      if (d.kind == Dim::Kind::Unknown) continue;
+      if (names_nothing(d)) continue;
       // A dim_param names the axis in the author's words: it cannot disagree — unless `dims` fixed it.
       if (d.kind == Dim::Kind::Param) {
         bool fixed = options.dims.count(d.param) > 0;
@@ -277,7 +297,7 @@ struct Run {
         }
         if (!fixed) continue;
       }
-      Extent declared = declared_extent(d, axis);
+      Extent declared = declared_extent(d, axis, unnamed_symbol(vi.name, k));
       if (declared.is_constant() && v.dims[k].is_constant()) {
         if (declared != v.dims[k])
           error(axis + ": the graph declares length " + declared.to_string() + " but the nodes produce " + v.dims[k].to_string());

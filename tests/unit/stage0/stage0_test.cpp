@@ -6,9 +6,9 @@
 #include <functional>
 
 #include "onnx/reader.hpp"
+#include "ops/operator.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
-#include "ops/operator.hpp"
 
 namespace loam::stage0 {
 namespace {
@@ -336,6 +336,39 @@ TEST(Options, DimsRefusals) {
   EXPECT_EQ(error_of(R"(g (float["n - 5"] x) => (float[?] y) {
     y = Relu(x)
   })", neg_spelled), "t.onnxtext: input 'x' axis 0: option dims makes the spelled length 'n - 5' -3, a negative extent");
+}
+
+// What exporters write for a length they leave open: no value and no name, -1 (tf2onnx, paddle2onnx)
+// or the dim_param "?". Each position is a symbol of its own, which `dims` reaches as "x[k]".
+TEST(Stage0, ADimensionNamingNothingIsASymbolOfItsOwn) {
+  Model m = read_onnx_text(header() + R"(g (float[?, 4, 5] x) => (float[?, ?, ?] y) {
+    y = Relu(x)
+  })", "t.onnxtext");
+  auto& shape = *m.graph.inputs[0].type.shape;
+  shape[1] = Dim::of(-1);
+  shape[2] = Dim::named("?");
+  Stage0Result r = run_stage0(m, {.operators = &loam::ops::operators()});
+  EXPECT_EQ(r.value("x").dims, (std::vector<Extent>{S("x[0]"), S("x[1]"), S("x[2]")}));
+  ASSERT_EQ(r.bindings.size(), 3u);
+  EXPECT_EQ(r.bindings[2].symbol, "x[2]");
+  EXPECT_EQ(r.bindings[2].axis, 2u);
+
+  // Two "?" are two lengths, never one symbol.
+  shape[1] = Dim::named("?");
+  Stage0Result twice = run_stage0(m, {.operators = &loam::ops::operators()});
+  EXPECT_NE(twice.value("x").dims[1], twice.value("x").dims[2]);
+
+  Stage0Options fixed{.operators = &loam::ops::operators()};
+  fixed.dims = {{"x[1]", 6}};
+  EXPECT_EQ(run_stage0(m, fixed).value("x").dims[1], Extent(6));
+
+  shape[0] = Dim::of(-2);
+  try {
+    run_stage0(m, {.operators = &loam::ops::operators(), .origin = "t.onnxtext"});
+    ADD_FAILURE() << "a length of -2 was accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "t.onnxtext: input 'x' axis 0: declared length -2 is negative (-1 alone stands for a length the graph leaves open)");
+  }
 }
 
 TEST(Options, OutputsCutTheGraph) {
