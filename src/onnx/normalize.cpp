@@ -37,6 +37,7 @@ class Normalizer {
            std::to_string(kCurrentOpset));
     version_ = *v;
     graph(model_.graph);
+    constants_as_weights(model_.graph);
     for (auto& o : model_.opset_imports)
       if (o.domain.empty() || o.domain == "ai.onnx") o.version = kCurrentOpset;
     if (wrote_loam_ && !model_.opset(kLoamDomain)) model_.opset_imports.push_back({kLoamDomain, 1});
@@ -310,6 +311,37 @@ class Normalizer {
     dims[0] = slope->dims[0];
     TensorData copy = *slope;
     set_input(n, 1, add_constant(n, "slope", copy.elem, std::move(dims), std::move(copy.data)));
+  }
+
+  // A float Constant of more than kConstantWeightElements elements becomes an initializer of its
+  // output's name: a weight like any other (paddle2onnx writes every weight as a Constant), which
+  // the module embeds or a checkpoint supplies by that name, and which fusion may pack. A small one
+  // stays a Constant, whose value stage 0 folds (a scalar of an expression, Resize's scales).
+  void constants_as_weights(Graph& g) {
+    std::set<std::string> outputs;
+    for (const auto& o : g.outputs) outputs.insert(o.name);
+    std::vector<Node> kept;
+    for (auto& n : g.nodes) {
+      const bool weight = n.domain.empty() && n.op_type == "Constant" && n.outputs.size() == 1 && !n.outputs[0].empty() &&
+                          !outputs.count(n.outputs[0]) && !g.initializer(n.outputs[0]) && n.attributes.size() == 1 &&
+                          n.attributes[0].name == "value" && n.attributes[0].kind == Attribute::Kind::Tensor &&
+                          n.attributes[0].t && is_weight_tensor(*n.attributes[0].t);
+      if (!weight) {
+        kept.push_back(std::move(n));
+        continue;
+      }
+      TensorData t = *n.attributes[0].t;
+      t.name = n.outputs[0];
+      g.initializers.push_back(std::move(t));
+    }
+    g.nodes = std::move(kept);
+  }
+
+  static bool is_weight_tensor(const TensorData& t) {
+    if (t.elem != ElementType::F32 && t.elem != ElementType::F16 && t.elem != ElementType::BF16) return false;
+    auto count = t.element_count();
+    return t.has_data && count && *count > kConstantWeightElements &&
+           t.data.size() == static_cast<std::size_t>(*count) * element_size(t.elem);
   }
 
   void graph(Graph& g) {

@@ -15,6 +15,8 @@
 //       axis, not at A's end) becomes loam.ZipAt, attributes `op` (the arithmetic operator's
 //       name, e.g. "Add") and `axis`. With broadcast = 1 and no axis, the old rule is suffix
 //       alignment, which is numpy broadcasting: the node stays its operator.
+// - A float Constant of more than kConstantWeightElements elements in the main graph becomes an
+//   initializer named by its output (paddle2onnx writes every weight as a Constant).
 // - The model's default-domain opset import becomes kCurrentOpset, and a "loam" domain import
 //   (version 1) is added when a loam operator was written.
 #pragma once
@@ -27,6 +29,8 @@ namespace loam {
 
 // The opset version nodes are restated in.
 inline constexpr int64_t kCurrentOpset = 17;
+// A float Constant past this many elements is a weight, not a value the build folds.
+inline constexpr int64_t kConstantWeightElements = 64;
 // The domain of the operators normalisation writes for meanings with no ONNX spelling.
 inline constexpr const char* kLoamDomain = "loam";
 

@@ -43,7 +43,7 @@ void decode_tensor(OpContext& c, const TensorData& t, const std::string& what, s
   if (!t.has_data) c.error(what + " carries no data");
   if (!count || t.data.size() != static_cast<std::size_t>(*count) * size)
     c.error(what + " holds " + std::to_string(t.data.size()) + " bytes, not what its shape needs");
-  if (*count > kFoldLimit) return;  // a large constant is a literal the emitter reads from the graph
+  if (*count > kFoldLimit) return;  // a large constant is a weight the module embeds (lower_constant)
   const std::byte* p = t.data.data();
   if (is_float_type(t.elem)) {
     std::vector<float> f(static_cast<std::size_t>(*count));
@@ -223,6 +223,18 @@ void range(OpContext& c) {
   c.fold_ints(0, std::move(v));
 }
 
+// A Constant the build does not fold (more elements than it folds: paddle2onnx writes every weight
+// this way) is a weight the module embeds, as an initializer the graph carries is.
+void lower_constant(LowerContext& cx, const Node& n) {
+  const Attribute* a = n.attr("value");
+  if (!a || a->kind != Attribute::Kind::Tensor || !a->t)
+    cx.error("a constant of more than " + std::to_string(kFoldLimit) + " elements is read from its 'value' tensor, which it lacks");
+  lower::Weight w;
+  w.info = cx.info(n.outputs.at(0));
+  w.data = a->t.get();
+  cx.out.weights.push_back(std::move(w));
+}
+
 // A kernel computes the values only where the build cannot (a shape a symbol decides).
 void lower_range(LowerContext& cx, const Node& n) {
   TensorInfo out = cx.info(n.outputs.at(0));
@@ -270,7 +282,8 @@ void register_shape_ops(std::vector<Operator>& r) {
   // Every axis of their results is the layout's; the build reads all their inputs.
   r.push_back({.op_type = "Shape", .infer = shape_op, .name_axes = name_created, .data_operands = no_inputs, .in_scope = true});
   r.push_back({.op_type = "Size", .infer = size_op, .name_axes = name_created, .data_operands = no_inputs});
-  r.push_back({.op_type = "Constant", .infer = constant, .name_axes = name_created, .data_operands = no_inputs, .in_scope = true});
+  r.push_back({.op_type = "Constant", .infer = constant, .name_axes = name_created, .data_operands = no_inputs,
+               .lower = lower_constant, .in_scope = true});
   r.push_back({.op_type = "ConstantOfShape", .infer = constant_of_shape, .name_axes = name_created, .data_operands = no_inputs,
                .lower = lower_constant_of_shape, .keeps_narrow_range = true, .in_scope = true});
   r.push_back({.op_type = "Range", .infer = range, .name_axes = name_created, .data_operands = no_inputs, .lower = lower_range,

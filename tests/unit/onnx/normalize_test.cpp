@@ -195,3 +195,26 @@ TEST(Normalize, PReluBefore7AppliesASlopeOfSeveralPerChannel) {
   Model v7 = normalized(7, "g (float[2,3,4] x) => (float[2,3,4] y) <float[4] s = {1, 2, 3, 4}> { y = PRelu (x, s) }");
   EXPECT_EQ(only_node(v7).inputs[1], "s");
 }
+
+TEST(Normalize, AFloatConstantPastTheLimitIsAWeight) {
+  // paddle2onnx writes every weight as a Constant node: past kConstantWeightElements it becomes an
+  // initializer of the Constant's output name, holding the same bytes; at the limit it stays.
+  auto graph_of = [](int64_t count) {
+    std::string values;
+    for (int64_t i = 0; i < count; ++i) values += (i ? ", " : "") + std::to_string(i) + ".5";
+    const std::string n = std::to_string(count);
+    return "g (float[" + n + "] x) => (float[" + n + "] y) { w = Constant <value = float[" + n + "] {" + values +
+           "}> () \n y = Add (x, w) }";
+  };
+  Model big = normalized(17, graph_of(kConstantWeightElements + 1));
+  EXPECT_EQ(only_node(big).op_type, "Add");
+  const TensorData* w = big.graph.initializer("w");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->dims, (std::vector<int64_t>{kConstantWeightElements + 1}));
+  float last;
+  std::memcpy(&last, w->data.data() + 4 * kConstantWeightElements, 4);
+  EXPECT_EQ(last, static_cast<float>(kConstantWeightElements) + 0.5f);
+  Model small = normalized(17, graph_of(kConstantWeightElements));
+  EXPECT_EQ(small.graph.nodes.size(), 2u);
+  EXPECT_EQ(small.graph.initializer("w"), nullptr);
+}

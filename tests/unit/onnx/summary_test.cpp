@@ -53,7 +53,10 @@ TEST(Summary, UltrafaceNormalisedHasItsOpset9SoftmaxFlattened) {
   EXPECT_EQ(s.operators.count("Softmax"), 0u);
   EXPECT_EQ(s.operators.at("loam.SoftmaxFlattened"), 1);
   // Unsqueeze before 13 carried `axes` as an attribute; all 24 now read it as an operand.
-  EXPECT_EQ(s.initializer_count, 244 + 24 + 6 * 3);  // + Unsqueeze axes, + Slice starts/ends/axes
+  // + Unsqueeze axes, + Slice starts/ends/axes, + the three float Constants of [1, 4420, 2] (the
+  // anchors' centres and sizes), weights now.
+  EXPECT_EQ(s.initializer_count, 244 + 24 + 6 * 3 + 3);
+  EXPECT_EQ(s.operators.at("Constant"), 31 - 3);
   for (const auto& n : m.graph.nodes)
     if (n.op_type == "SoftmaxFlattened") EXPECT_EQ(n.attr("axis")->i, 2);  // softmax over the last axis of [1,4420,2]
 }
