@@ -15,8 +15,8 @@
 #include "graph/graph.hpp"
 #include "lower/context.hpp"
 #include "ops/operator.hpp"
-#include "stage0/op_context.hpp"
 #include "stage0/extent.hpp"
+#include "stage0/op_context.hpp"
 #include "stage0/owed.hpp"
 #include "stage0/stage0.hpp"
 

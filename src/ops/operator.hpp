@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "graph/graph.hpp"
@@ -69,18 +70,26 @@ struct Operator {
 
 class OperatorTable {
  public:
-  explicit OperatorTable(std::vector<Operator> operators) : operators_(std::move(operators)) {}
+  explicit OperatorTable(std::vector<Operator> operators) : operators_(std::move(operators)) {
+    for (std::size_t i = 0; i < operators_.size(); ++i) index_.emplace(key(operators_[i].domain, operators_[i].op_type), i);
+  }
   // The record of (domain, op_type), or nullptr.
   const Operator* find(std::string_view domain, std::string_view op_type) const {
-    for (const auto& o : operators_)
-      if (o.op_type == op_type && o.domain == domain) return &o;
-    return nullptr;
+    auto it = index_.find(key(domain, op_type));
+    return it == index_.end() ? nullptr : &operators_[it->second];
   }
   const Operator* find(const Node& n) const { return find(n.domain, n.op_type); }
   const std::vector<Operator>& all() const { return operators_; }
 
  private:
+  static std::string key(std::string_view domain, std::string_view op_type) {
+    std::string k(domain);
+    k += '.';
+    k += op_type;
+    return k;
+  }
   std::vector<Operator> operators_;
+  std::unordered_map<std::string, std::size_t> index_;  // "domain.op_type" -> position
 };
 
 // Every operator Loam knows (ops/op.cpp: each family's register_* in turn).
