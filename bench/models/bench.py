@@ -16,7 +16,7 @@ session.run calls, so it includes the Python binding's per-call cost (numpy in, 
 visible at the tiny sizes (MLP), negligible at MNIST's.
 
 usage: bench.py WORKDIR [--rounds R] [--sample-ms MS]
-WORKDIR holds what run.sh built: libmnist_b1.so, libmnist_b64.so, libmlp.so, libultraface.so,
+WORKDIR holds what run.sh built: libmnist_b1.so, libmnist_b64.so, libmlp.so, libultraface.so, libppocr_cls.so,
 libgpt2_eager_opset14.so, libgpt2_sdpa_opset17.so, their *_unfused.so twins, mnist_b64.onnx.
 """
 import argparse
@@ -71,6 +71,16 @@ def without_initializer_inputs(path):
     return model.SerializeToString()
 
 
+def with_input_shape(path, shape):
+    """The model with its first input's dimensions set to `shape` (for shape inference)."""
+    model = onnx.load(path)
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    for d, n in zip(dims, shape):
+        d.Clear()
+        d.dim_value = n
+    return model.SerializeToString()
+
+
 def product_flops(model_bytes):
     """2 x the multiply-adds of every Conv, MatMul and Gemm, from the shapes ONNX's shape inference
     gives (bias adds, activations, normalisation and pooling not counted)."""
@@ -86,7 +96,12 @@ def product_flops(model_bytes):
         if n.op_type == "Conv":
             w, y = shapes[n.input[1]], shapes[n.output[0]]
             total += int(np.prod(y)) * int(np.prod(w[1:]))
-        elif n.op_type in ("MatMul", "Gemm"):
+        elif n.op_type == "MatMul":
+            # K from B, whose shape a weight always gives (A's may come from a Reshape to a target
+            # computed at run time, which shape inference leaves open).
+            b, y = shapes[n.input[1]], shapes[n.output[0]]
+            total += int(np.prod(y)) * (b[-2] if len(b) >= 2 else b[0])
+        elif n.op_type == "Gemm":
             a, y = shapes[n.input[0]], shapes[n.output[0]]
             trans_a = any(at.name == "transA" and at.i for at in n.attribute)
             k = a[-2] if trans_a else a[-1]
@@ -182,6 +197,10 @@ def main():
         ("mlp", 64, "libmlp.so", mlp_bytes, "x", (64, 16), mlp_ck, (64, 4), mlp_flops),
         ("ultraface-rfb-320", 1, "libultraface.so", ultraface, "input", (1, 3, 240, 320), None, (1, 4420, 2), ultraface_flops),
     ]
+    # PaddleOCR's classifier as shipped (its -1 and "?" input dims fixed only for counting flops).
+    cls = os.path.join(REPO, "models/ppocr-mobile-v2-cls/model.onnx")
+    cases.append(("ppocr-mobile-v2-cls", 1, "libppocr_cls.so", cls, "x", (1, 3, 48, 192), None, (1, 2),
+                  product_flops(with_input_shape(cls, (1, 3, 48, 192)))))
     # The tiny GPT-2 of tests/fixtures/gpt2 (two blocks of 32 channels, 8 tokens), both exports.
     for export in ("eager_opset14", "sdpa_opset17"):
         path = os.path.join(REPO, "tests/fixtures/gpt2", export, "model.onnx")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Model-level benchmark: the generated module's forward against onnxruntime, MNIST-12 and the MLP at
-# batch 1 and 64, UltraFace RFB-320 at batch 1 and the tiny GPT-2 of tests/fixtures/gpt2 (both
-# exports, 8 tokens), one thread, interleaved; and each module against
+# batch 1 and 64, UltraFace RFB-320 and PaddleOCR's text-direction classifier (as paddle2onnx wrote
+# it, a 48x192 line) at batch 1 and the tiny GPT-2 of tests/fixtures/gpt2 (both exports, 8 tokens),
+# one thread, interleaved; and each module against
 # itself built with --no-fuse (one kernel per node), so fusion's gain is measured. Not part of CI.
 #
 #   bench/models/run.sh [--rounds R] [--sample-ms MS]     (arguments go to bench.py)
@@ -40,6 +41,13 @@ python3 "$HERE/make_mnist_batch.py" "$REPO/models/mnist-12/model.onnx" mnist_b64
 "$LOAM" build mnist_b64.onnx --options "$REPO/examples/mnist/layout.json" --no-fuse -o mnist_b64_unfused.hpp
 "$LOAM" build "$REPO/examples/mlp/mlp.onnxtext" --options "$REPO/examples/mlp/layout.json" --no-fuse -o mlp_unfused.hpp
 "$LOAM" build "$REPO/models/ultraface-rfb-320/model.onnx" --options ultraface_layout.json --no-fuse -o ultraface_unfused.hpp
+# The classifier's height and width are symbols (x[2], x[3]); the harness needs every axis past the
+# batch fixed, so its layout gets dims.
+"$LOAM" layout "$REPO/models/ppocr-mobile-v2-cls/model.onnx" -o ppocr_cls_layout.json
+python3 -c 'import json, sys; o = json.load(open(sys.argv[1])); o["dims"] = {"x[2]": 48, "x[3]": 192}; json.dump(o, open(sys.argv[1], "w"))' \
+  ppocr_cls_layout.json
+"$LOAM" build "$REPO/models/ppocr-mobile-v2-cls/model.onnx" --options ppocr_cls_layout.json -o ppocr_cls.hpp
+"$LOAM" build "$REPO/models/ppocr-mobile-v2-cls/model.onnx" --options ppocr_cls_layout.json --no-fuse -o ppocr_cls_unfused.hpp
 for export in eager_opset14 sdpa_opset17; do
   "$LOAM" layout "$REPO/tests/fixtures/gpt2/$export/model.onnx" -o "gpt2_${export}_layout.json"
   "$LOAM" build "$REPO/tests/fixtures/gpt2/$export/model.onnx" --options "gpt2_${export}_layout.json" -o "gpt2_$export.hpp"
@@ -64,6 +72,8 @@ build mnist_b1_unfused
 build mnist_b64_unfused
 build mlp_unfused
 build ultraface_unfused -DLOAM_BENCH_OUTPUT=scores
+build ppocr_cls
+build ppocr_cls_unfused
 for export in eager_opset14 sdpa_opset17; do
   build "gpt2_$export"
   build "gpt2_${export}_unfused"
