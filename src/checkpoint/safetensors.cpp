@@ -297,4 +297,30 @@ SafetensorsHeader read_safetensors_header_file(const std::filesystem::path& file
   return read_safetensors_header(buf, origin, fsize);
 }
 
+std::vector<std::byte> write_safetensors(const std::vector<const TensorData*>& tensors) {
+  std::map<std::string, const TensorData*> by_name;
+  for (const TensorData* t : tensors) {
+    if (!t->has_data) fail("tensor " + quote_tensor_name(t->name) + " has no data to write");
+    if (!by_name.emplace(t->name, t).second) fail("tensor " + quote_tensor_name(t->name) + " is given twice");
+  }
+  json header = json::object();
+  uint64_t offset = 0;
+  for (const auto& [name, t] : by_name) {
+    const char* dtype = nullptr;
+    for (const auto& i : kDtypes)
+      if (i.element == t->elem) dtype = i.name;
+    if (!dtype) fail("tensor " + quote_tensor_name(name) + ": safetensors has no dtype for " + element_type_name(t->elem));
+    header[name] = {{"dtype", dtype}, {"shape", t->dims}, {"data_offsets", {offset, offset + t->data.size()}}};
+    offset += t->data.size();
+  }
+  std::string text = header.dump();
+  while (text.size() % 8) text += ' ';
+  std::vector<std::byte> out(8);
+  const uint64_t n = text.size();
+  for (int k = 0; k < 8; ++k) out[static_cast<std::size_t>(k)] = static_cast<std::byte>((n >> (8 * k)) & 0xff);
+  for (char c : text) out.push_back(static_cast<std::byte>(c));
+  for (const auto& [name, t] : by_name) out.insert(out.end(), t->data.begin(), t->data.end());
+  return out;
+}
+
 }  // namespace loam

@@ -79,4 +79,11 @@ SafetensorsHeader read_safetensors_header(std::span<const std::byte> bytes, cons
 SafetensorsHeader read_safetensors_header_file(const std::filesystem::path& file,
                                                const std::string& origin = {});
 
+// A safetensors file holding `tensors` (each with its data), by name: the header lists them in name
+// order, the payload holds them in that order with no gap, and the header is padded with spaces to
+// a multiple of 8 bytes, as the reference writer pads it. The same tensors give the same bytes.
+// Throws loam::Error for a tensor without data, of an element type safetensors has no dtype for,
+// or a name given twice.
+std::vector<std::byte> write_safetensors(const std::vector<const TensorData*>& tensors);
+
 }  // namespace loam
