@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <set>
 
 #include "axes/layout.hpp"
 #include "axes/node_naming.hpp"
-#include "ops/operator.hpp"
 #include "graph/attributes.hpp"
+#include "ops/operator.hpp"
 #include "support/error.hpp"
 #include "support/spelling.hpp"
 
