@@ -1,7 +1,5 @@
 #include "driver/split.hpp"
 
-#include <algorithm>
-
 #include "checkpoint/safetensors.hpp"
 #include "onnx/printer.hpp"
 
@@ -10,16 +8,14 @@ namespace loam::driver {
 SplitModel split_model(const Model& model) {
   Model graph = model;
   std::vector<const TensorData*> values;
-  for (const auto& t : model.graph.initializers) {
+  for (std::size_t i = 0; i < model.graph.initializers.size(); ++i) {
+    const TensorData& t = model.graph.initializers[i];
     const bool float_type = t.elem == ElementType::F32 || t.elem == ElementType::F16 || t.elem == ElementType::BF16 ||
                             t.elem == ElementType::F64;
-    if (float_type && t.has_data) values.push_back(&t);
-  }
-  for (auto& t : graph.graph.initializers) {
-    const bool moved = std::any_of(values.begin(), values.end(), [&](const TensorData* v) { return v->name == t.name; });
-    if (!moved) continue;
-    t.has_data = false;
-    t.data.clear();
+    if (!float_type || !t.has_data) continue;
+    values.push_back(&t);
+    graph.graph.initializers[i].has_data = false;
+    graph.graph.initializers[i].data.clear();
   }
   SplitModel out;
   out.checkpoint = write_safetensors(values);
