@@ -181,6 +181,13 @@ json run_stage_json(const std::string& op, const json& in, const json& modes) {
     if (op == "coding_order") {
       const auto s = ints(member(in, "shape", "in"), "in.shape");
       if (s.size() != 3) fail("in.shape: expected [C, H, W]");
+      // The operator takes up to 2^26 positions; a JSON answer holds one decimal string per position,
+      // so a vector's answer is bounded well below that (2^20) to keep the printed form in memory.
+      constexpr __int128 kMaxJsonIndices = __int128{1} << 20;
+      if (s[0] > 0 && s[1] > 0 && s[2] > 0 && static_cast<__int128>(s[0]) * s[1] * s[2] > kMaxJsonIndices) {
+        fail("in.shape: [" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + ", " + std::to_string(s[2]) +
+             "] has more than 2^20 positions, the most a stage vector's answer lists");
+      }
       const std::string order = member(in, "order", "in").get<std::string>();
       if (order != "raster" && order != "checkerboard") fail("in.order: \"" + order + "\" is not raster or checkerboard");
       const bool cb = order == "checkerboard";

@@ -202,4 +202,12 @@ TEST(StageJson, VectorForms) {
             R"({"at":"-1","refuse":"model_mismatch"})");
   EXPECT_EQ(run_stage_json("coded", json{{"v", "1"}, {"thr", "1"}}, json::object()).dump(), R"({"coded":false})");
   EXPECT_THROW(run_stage_json("rans64_decode", json::object(), json::object()), loam::Error);
+  // A vector's answer lists every position: 2^20 of them is the most it takes, one more is refused.
+  EXPECT_EQ(run_stage_json("coding_order", json{{"shape", {"1", "1", "3"}}, {"order", "raster"}}, json::object()).dump(),
+            R"({"indices":["0","1","2"]})");
+  EXPECT_EQ(run_stage_json("coding_order", json{{"shape", {"1", "1024", "1024"}}, {"order", "checkerboard"}, {"anchor", true}},
+                           json::object())["indices"].size(),
+            std::size_t{1} << 19);
+  EXPECT_THROW(run_stage_json("coding_order", json{{"shape", {"1", "1025", "1024"}}, {"order", "raster"}}, json::object()),
+               loam::Error);
 }
