@@ -1,6 +1,7 @@
 #include "stage0/op_context.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "support/error.hpp"
 
@@ -29,8 +30,9 @@ const std::vector<Extent>* OpContext::ints(std::size_t i) const {
 }
 
 const std::vector<Extent>& OpContext::known_ints(std::size_t i, const std::string& what) const {
+  input(i);  // an absent input is an error of its own
   const auto* v = ints(i);
-  if (!v) error(what + " (" + tensor(i) + ") is computed at run time; the build must know it");
+  if (!v) throw ValueRequired(where + ": " + what + " (" + tensor(i) + ") is computed at run time; the build must know it", node.inputs.at(i));
   return *v;
 }
 
@@ -42,6 +44,36 @@ std::vector<int64_t> OpContext::constant_ints(std::size_t i, const std::string& 
     auto c = e.constant();
     if (!c) error(what + " (" + tensor(i) + ") holds the symbolic " + e.to_string() + "; the build must know it as a number");
     r.push_back(*c);
+  }
+  return r;
+}
+
+std::vector<double> OpContext::constant_floats(std::size_t i, const std::string& what) const {
+  const ValueState& v = input(i);
+  std::vector<double> r;
+  if (v.value && v.value->kind == FoldedValue::Kind::Float) return {v.value->floats.begin(), v.value->floats.end()};
+  if (v.value) {
+    for (int64_t x : constant_ints(i, what)) r.push_back(static_cast<double>(x));
+    return r;
+  }
+  const TensorData* t = i < initializers.size() ? initializers[i] : nullptr;
+  if (!t || !t->has_data)
+    throw ValueRequired(where + ": " + what + " (" + tensor(i) + ") is computed at run time; the build must know it", node.inputs.at(i));
+  const std::size_t size = t->elem == ElementType::F32 ? 4 : t->elem == ElementType::F64 ? 8 : 0;
+  if (size == 0) error(what + " (" + tensor(i) + ") is " + element_type_name(t->elem) + "; the build reads it as float or double");
+  auto count = t->element_count();
+  if (!count || t->data.size() != static_cast<std::size_t>(*count) * size)
+    error(what + " (" + tensor(i) + ") holds " + std::to_string(t->data.size()) + " bytes, not what its shape needs");
+  for (std::size_t k = 0; k < t->data.size(); k += size) {
+    if (size == 4) {
+      float f;
+      std::memcpy(&f, t->data.data() + k, 4);
+      r.push_back(f);
+    } else {
+      double d;
+      std::memcpy(&d, t->data.data() + k, 8);
+      r.push_back(d);
+    }
   }
   return r;
 }

@@ -15,8 +15,21 @@
 #include "stage0/extent.hpp"
 #include "stage0/owed.hpp"
 #include "stage0/stage0.hpp"
+#include "support/error.hpp"
 
 namespace loam::stage0 {
+
+// A value a shape rule must know that the run computes or the caller gives (Reshape's shape, Resize's
+// scales): it names the tensor, so a caller that can supply its value at build time may
+// (`loam test-case` binds a graph input from its data sets).
+class ValueRequired : public Error {
+ public:
+  ValueRequired(const std::string& message, std::string tensor) : Error(message), tensor_(std::move(tensor)) {}
+  const std::string& tensor() const { return tensor_; }
+
+ private:
+  std::string tensor_;
+};
 
 // A fold yields no value past this many elements: a large result is a kernel's to compute.
 inline constexpr int64_t kFoldLimit = int64_t(1) << 16;
@@ -31,6 +44,9 @@ class OpContext {
   std::vector<const ValueState*> in;  // nullptr where an optional input is omitted
   std::vector<ValueState> out;        // one per node output; the rule fills elem, dims, value
   stage0::OwedConditions& owed;
+  // The initializer behind each input, where one is (stage 0 folds no float initializer, but a
+  // rule may read one as a setting: Resize's scales).
+  std::vector<const TensorData*> initializers;
 
   [[noreturn]] void error(const std::string& message) const;
 
@@ -46,6 +62,9 @@ class OpContext {
   std::vector<int64_t> constant_ints(std::size_t i, const std::string& what) const;
   // The known elements of input i as Extents; error naming `what` if unknown.
   const std::vector<Extent>& known_ints(std::size_t i, const std::string& what) const;
+  // The elements of input i as numbers: its folded value, or the data of the f32 or f64
+  // initializer behind it; error naming `what` if the build does not know them.
+  std::vector<double> constant_floats(std::size_t i, const std::string& what) const;
 
   // Attributes (checked for kind: an attribute of the wrong kind stops the build).
   const Attribute* attr(std::string_view name, Attribute::Kind kind) const;

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <fstream>
 #include <future>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -22,6 +24,7 @@
 #include "onnx/reader.hpp"
 #include "ops/operator.hpp"
 #include "options/options.hpp"
+#include "stage0/op_context.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
 #include "support/process.hpp"
@@ -129,7 +132,53 @@ struct Case {
   emit::WrittenModule module;
   bool active = false;
   TestCaseResult result;
+  std::vector<std::size_t> input_files;  // the data sets' input_K.pb each input of the module reads
 };
+
+// A graph input a shape rule must know (Reshape's shape, Resize's scales, Pad's pads): ONNX's node
+// cases feed it as an input, where a model as exported holds it as an initializer or a Constant.
+// Bound at build time to the value every data set gives it; false if it is no graph input or the
+// sets disagree (then the build's refusal stands).
+bool bind_input_from_sets(Model& model, const std::string& name, const std::vector<std::string>& graph_inputs,
+                          const std::vector<fs::path>& sets) {
+  auto pos = std::find(graph_inputs.begin(), graph_inputs.end(), name);
+  if (pos == graph_inputs.end() || sets.empty() || model.graph.initializer(name)) return false;
+  const std::string file = "input_" + std::to_string(pos - graph_inputs.begin()) + ".pb";
+  TensorData value = read_tensor_proto_file(sets[0] / file);
+  for (std::size_t k = 1; k < sets.size(); ++k) {
+    TensorData other = read_tensor_proto_file(sets[k] / file);
+    if (other.elem != value.elem || other.dims != value.dims || other.data != value.data) return false;
+  }
+  value.name = name;
+  value.has_data = true;
+  std::erase_if(model.graph.inputs, [&](const ValueInfo& v) { return v.name == name; });
+  model.graph.initializers.push_back(std::move(value));
+  return true;
+}
+
+// The modules a compiler's output blames, each with its error lines (at most 12): an error in a
+// module's header is its own; one in the harness belongs to the module whose harness function the
+// context lines before it name.
+std::map<std::string, std::string> modules_in_error(const std::string& output) {
+  static const std::regex header(R"(/(loam_case(_[0-9]+)?)\.hpp:)"), harness(R"(loam_harness_(loam_case(_[0-9]+)?)::)");
+  std::map<std::string, std::string> out;
+  std::map<std::string, int> lines;
+  std::string context;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    std::string named;
+    if (std::regex_search(line, m, header) || std::regex_search(line, m, harness)) named = m[1];
+    if (line.find(": error:") == std::string::npos) {
+      if (!named.empty()) context = named;
+      continue;
+    }
+    if (named.empty()) named = context;
+    if (named.empty()) continue;
+    if (lines[named]++ < 12) out[named] += line + "\n";
+  }
+  return out;
+}
 
 void fail_case(Case& c, const std::string& why, std::ostream& log) {
   c.result.failed = static_cast<int>(c.sets.empty() ? 1 : c.sets.size());
@@ -178,15 +227,30 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
     std::string name = dirs.size() == 1 ? "loam_case" : "loam_case_" + std::to_string(k);
     try {
       Model model = read_model_file(c.dir / "model.onnx");
+      std::vector<std::string> graph_inputs;
+      for (const auto& v : model.graph.inputs) graph_inputs.push_back(v.name);
       Options options;
-      if (o.options_file) {
-        options = load_options(*o.options_file);
-      } else {
-        stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, ops::operators(), "model.onnx"));
-        options.layout = axes::propose_layout(model, st, "model.onnx");
-      }
       std::string report;
-      c.module = driver::build_module(model, options, {}, "model.onnx", name, o.fuse, {&report, true});
+      for (bool built = false; !built;) {
+        try {
+          if (o.options_file) {
+            options = load_options(*o.options_file);
+          } else {
+            stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, ops::operators(), "model.onnx"));
+            options.layout = axes::propose_layout(model, st, "model.onnx");
+          }
+          c.module = driver::build_module(model, options, {}, "model.onnx", name, o.fuse, {&report, true});
+          built = true;
+        } catch (const stage0::ValueRequired& e) {
+          if (!bind_input_from_sets(model, e.tensor(), graph_inputs, c.sets)) throw;
+          log << c.label << "input '" << e.tensor() << "' is bound at build time to its data sets' value\n";
+        }
+      }
+      for (const auto& in : c.module.interface.inputs) {
+        auto pos = std::find(graph_inputs.begin(), graph_inputs.end(), in.graph_name);
+        if (pos == graph_inputs.end()) fail("model.onnx: the module takes '" + in.graph_name + "', which is no graph input");
+        c.input_files.push_back(static_cast<std::size_t>(pos - graph_inputs.begin()));
+      }
       // The fusion report accounts for every node of the graph, once.
       const auto decisions = nlohmann::json::parse(report).at("decisions");
       if (decisions.size() != model.graph.nodes.size())
@@ -224,25 +288,13 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
     Exec compiled = run_process(cc, 3600);
     if (compiled.status == 0) break;
     bool dropped = false;
+    const auto blamed = modules_in_error(compiled.output);
     for (auto& c : cases) {
       if (!c.active) continue;
-      const std::string& n = c.module.interface.name;
-      if (compiled.output.find(n + ".hpp") != std::string::npos ||
-          compiled.output.find("loam_harness_" + n + "::") != std::string::npos) {
-        // Only this case's lines.
-        std::string mine;
-        std::size_t pos = 0;
-        int lines = 0;
-        while (pos < compiled.output.size() && lines < 12) {
-          std::size_t e = compiled.output.find('\n', pos);
-          if (e == std::string::npos) e = compiled.output.size();
-          std::string line = compiled.output.substr(pos, e - pos);
-          if (line.find(n) != std::string::npos && line.find("error") != std::string::npos) mine += line + "\n", ++lines;
-          pos = e + 1;
-        }
-        fail_case(c, "the module did not compile:\n" + (mine.empty() ? first_lines(compiled.output, 20) : mine), log);
-        dropped = true;
-      }
+      auto it = blamed.find(c.module.interface.name);
+      if (it == blamed.end()) continue;
+      fail_case(c, "the module did not compile:\n" + it->second, log);
+      dropped = true;
     }
     if (!dropped || dirs.size() == 1) {
       for (auto& c : cases)
@@ -261,7 +313,7 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
       std::string why;
       try {
         for (std::size_t i = 0; i < iface.inputs.size(); ++i) {
-          TensorData t = read_tensor_proto_file(set / ("input_" + std::to_string(i) + ".pb"));
+          TensorData t = read_tensor_proto_file(set / ("input_" + std::to_string(c.input_files.at(i)) + ".pb"));
           // ONNX's older test data stores bfloat16 tensors as uint16 bit patterns.
           if (t.elem == ElementType::U16 && iface.inputs[i].elem == ElementType::BF16) t.elem = ElementType::BF16;
           if (t.elem != iface.inputs[i].elem)
