@@ -1,5 +1,5 @@
 // The CPU backend's kernels, one family a file (cpu_boundary, cpu_products, cpu_windows,
-// cpu_movement, cpu_reductions), each a struct of kernels on host Tensors that `Cpu` (cpu.inc.hpp)
+// cpu_movement, cpu_resampling, cpu_reductions), each a struct of kernels on host Tensors that `Cpu` (cpu.inc.hpp)
 // joins. `Cpu::Tensor<E, L>` is the host Tensor itself, so upload and download cost nothing.
 // Kernels whose operands' axes relate by a rule state it in their signature (matmul, gemm, a
 // generated kernel's broadcasting, transpose by name); the rest take the result's axis list as an

@@ -18,6 +18,8 @@
   /* movement */                                                                                          \
   OF(transpose) OF(slice) OF(split_part) OWN(concat) OF(gather) OF(expand) OF(tile) OF(pad) OWN(range)    \
   OWN(constant_of_shape)                                                                                  \
+  /* resampling */                                                                                        \
+  OF(resize)                                                                                              \
   /* reductions and normalisations */                                                                     \
   PLAIN(softmax) PLAIN(log_softmax) PLAIN(softmax_flattened) PLAIN(log_softmax_flattened) OF(reduce_sum)  \
   OF(reduce_mean) OF(reduce_max) OF(reduce_min) OF(reduce_prod) OF(argmax) PLAIN(batch_normalization)     \

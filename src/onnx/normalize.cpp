@@ -288,11 +288,37 @@ class Normalizer {
         erase(n, "broadcast");
         erase(n, "axis");
       }
+    } else if (op == "Upsample" || (op == "Resize" && v < 11)) {
+      restate_as_resize(n);
     } else if (op == "Gemm" && v < 7) {
       erase(n, "broadcast");
     } else if (op == "PRelu" && v < 7) {
       restate_channel_slope(n);
     }
+  }
+
+  // Upsample (scales an attribute before opset 9, an operand from it) and Resize-10 are
+  // loam.Resize (X, roi, scales): today's Resize under asymmetric coordinates and the rounding
+  // they had, which no nearest_mode of today spells (src/ops/resize.cpp).
+  void restate_as_resize(Node& n) {
+    if (n.op_type == "Upsample" && version_ < 9) {
+      Attribute* scales = find(n, "scales");
+      if (!scales || scales->kind != Attribute::Kind::Floats)
+        fail(n.label() + ": Upsample of opset " + std::to_string(version_) + " needs a floats 'scales' attribute");
+      std::vector<std::byte> data(scales->floats.size() * 4);
+      if (!data.empty()) std::memcpy(data.data(), scales->floats.data(), data.size());
+      std::string name = add_constant(n, "scales", ElementType::F32, {static_cast<int64_t>(scales->floats.size())}, std::move(data));
+      erase(n, "scales");
+      set_input(n, 1, name);
+    }
+    if (n.inputs.size() != 2)
+      fail(n.label() + ": " + n.op_type + " of opset " + std::to_string(version_) + " reads X and scales, not " +
+           std::to_string(n.inputs.size()) + " inputs");
+    if (Attribute* mode = find(n, "mode"); mode && mode->kind == Attribute::Kind::String && mode->s == "bilinear") mode->s = "linear";
+    n.inputs = {n.inputs[0], "", n.inputs[1]};
+    n.op_type = "Resize";
+    n.domain = kLoamDomain;
+    wrote_loam_ = true;
   }
 
   // PRelu before opset 7 applied a slope of several elements per channel, along X's axis 1; opset

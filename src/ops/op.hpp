@@ -51,6 +51,7 @@ void register_conv_pool(std::vector<Operator>& operators);
 void register_matmul(std::vector<Operator>& operators);
 void register_reduce(std::vector<Operator>& operators);
 void register_normalization(std::vector<Operator>& operators);
+void register_resize(std::vector<Operator>& operators);
 
 // What several families' records share: the operand lists, and the axis-naming rules of an
 // operator whose outputs carry its input's axes, of one that creates every axis of its result

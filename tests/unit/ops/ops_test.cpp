@@ -3,6 +3,7 @@
 // definitions; expected folds follow the definitions (numpy semantics where ONNX defers to it).
 #include <gtest/gtest.h>
 
+#include "onnx/normalize.hpp"
 #include "onnx/reader.hpp"
 #include "stage0/stage0.hpp"
 #include "support/error.hpp"
@@ -174,6 +175,69 @@ TEST(Select, PadAddsBothSides) {
     y = Pad(x, pads)
   })");
   EXPECT_EQ(r.value("y").dims, (std::vector<Extent>{S("N") + Extent(3), Extent(3)}));
+}
+
+// ----- resize -----
+
+TEST(Resize, ScalesFloorTheExactProductSizesMayBeSymbolic) {
+  // floor(length * scale) with the float's exact value: 0.5 of a symbol is floor(H / 2), 1.5 of 7
+  // is 10, and 0.7f (0.699999988...) of 10 is 6, as ONNX's reference computes it.
+  auto r = run(R"(g (float[N, 3, H, 7] x, float[2, 2, 10, 10] z) => (float[?, ?, ?, ?] y, float[?, ?, ?, ?] w) <float[4] s = {1, 1, 0.5, 1.5}, float[4] t = {1, 1, 0.7, 1}> {
+    y = Resize<mode = "linear">(x, , s)
+    w = Resize(z, , t)
+  })");
+  EXPECT_EQ(r.value("y").dims, (std::vector<Extent>{S("N"), Extent(3), floor_div(S("H"), Extent(2)), Extent(10)}));
+  EXPECT_EQ(r.value("w").dims, dims({2, 2, 6, 10}));
+  // Sizes folded from the input's shape keep its symbols.
+  auto z = run(R"(g (float[N, 2, 4, 6] x) => (float[?, ?, ?, ?] y) <int64[1] zero = {0}, int64[1] two = {2}, int64[2] hw = {5, 11}> {
+    sh = Shape(x)
+    nc = Slice(sh, zero, two)
+    sizes = Concat<axis = 0>(nc, hw)
+    y = Resize<mode = "cubic">(x, , , sizes)
+  })");
+  EXPECT_EQ(z.value("y").dims, (std::vector<Extent>{S("N"), Extent(2), Extent(5), Extent(11)}));
+}
+
+TEST(Resize, RefusesWhatONNXLeavesUndefined) {
+  auto refused = [](const std::string& graph, const std::string& part) {
+    try {
+      run(graph);
+      ADD_FAILURE() << "accepted: " << graph;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  refused(R"(g (float[1, 1, 4, 4] x) => (float[?, ?, ?, ?] y) <float[4] s = {1, 1, 2, 2}, int64[4] z = {1, 1, 8, 8}> {
+    y = Resize(x, , s, z)
+  })", "both scales and sizes");
+  refused(R"(g (float[1, 1, 4, 4] x) => (float[?, ?, ?, ?] y) <float[4] s = {1, 1, 0, 2}> {
+    y = Resize(x, , s)
+  })", "a scale is a positive number");
+  refused(R"(g (float[1, 1, 4, 4] x) => (float[?, ?, ?, ?] y) <float[4] s = {1, 1, 2, 2}> {
+    y = Resize<coordinate_transformation_mode = "corners">(x, , s)
+  })", "ONNX defines half_pixel");
+  refused(R"(g (float[1, 1, 4, 4] x, float[4] s) => (float[?, ?, ?, ?] y) {
+    y = Resize(x, , s)
+  })", "computed at run time");
+}
+
+Stage0Result run_restated(const std::string& text) {
+  Model m = read_onnx_text(text, "t");
+  normalize_opsets(m);
+  return run_stage0(m, {.operators = &loam::ops::operators()});
+}
+
+TEST(Resize, UpsampleAndResize10AreRestated) {
+  auto r = run_restated(R"(<ir_version: 3, opset_import: ["" : 7]>
+g (float[1, 2, 3, 4] x) => (float[?, ?, ?, ?] y) {
+    y = Upsample<mode = "bilinear", scales = [1.0, 1.0, 2.0, 3.0]>(x)
+  })");
+  EXPECT_EQ(r.value("y").dims, dims({1, 2, 6, 12}));
+  auto t = run_restated(R"(<ir_version: 5, opset_import: ["" : 10]>
+g (float[1, 2, 3, 8] x) => (float[?, ?, ?, ?] y) <float[4] s = {1, 1, 2, 0.5}> {
+    y = Resize(x, s)
+  })");
+  EXPECT_EQ(t.value("y").dims, dims({1, 2, 6, 4}));
 }
 
 // ----- elementwise folds -----
