@@ -776,4 +776,106 @@ struct CpuWindows : CpuBase {
   Tensor<float, Out> global_average_pool(const Tensor<float, LX>& x) const { return global_pool<Out>(x, PoolKind::Average); }
   template <class Out, class LX>
   Tensor<float, Out> global_max_pool(const Tensor<float, LX>& x) const { return global_pool<Out>(x, PoolKind::Max); }
+
+  // ConvTranspose: x [N, C, spatial...], w [C, Cout / group, k...]. Each input position scatters
+  // through the weight into the output window it reaches: per image and group one SGEMM gives
+  // cols = W_g^T X_g ([Cout_g * prod(k)] x [prod(spatial)]), and each column adds into the output
+  // positions in * stride - pad_begin + k * dilation that lie inside it. The generator settles
+  // the output's extents and the pads (output_shape, auto_pad, output_padding) at build time.
+  template <class Out, class LX, class WAxes>
+  Tensor<float, Out> conv_transpose(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, std::span<const std::int64_t> out_extents,
+                                    std::span<const std::int64_t> pad_begin, std::span<const std::int64_t> strides,
+                                    std::span<const std::int64_t> dilations, std::int64_t group) const {
+    return conv_transpose_run<Out>(x, w, nullptr, 0, out_extents, pad_begin, strides, dilations, group);
+  }
+  template <class Out, class LX, class WAxes, class LB>
+  Tensor<float, Out> conv_transpose(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const Tensor<float, LB>& bias,
+                                    std::span<const std::int64_t> out_extents, std::span<const std::int64_t> pad_begin,
+                                    std::span<const std::int64_t> strides, std::span<const std::int64_t> dilations, std::int64_t group) const {
+    static_assert(AxisRank<LB> == 1, "conv_transpose: the bias has one axis");
+    return conv_transpose_run<Out>(x, w, bias.data(), bias.count(), out_extents, pad_begin, strides, dilations, group);
+  }
+
+ private:
+  template <class Out, class LX, class WAxes>
+  static Tensor<float, Out> conv_transpose_run(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const float* bias,
+                                               std::int64_t bias_count, std::span<const std::int64_t> out_extents,
+                                               std::span<const std::int64_t> pad_begin, std::span<const std::int64_t> strides,
+                                               std::span<const std::int64_t> dilations, std::int64_t group) {
+    constexpr std::size_t R = AxisRank<LX>, S = R - 2;
+    static_assert(R >= 3 && AxisRank<WAxes> == R && AxisRank<Out> == R, "conv_transpose: x, w and the result share a rank of 3 or more");
+    if (out_extents.size() != R || pad_begin.size() != S || strides.size() != S || dilations.size() != S)
+      throw KernelMisuse("conv_transpose: one length per axis, one pad, stride and dilation per spatial axis");
+    const auto& xe = x.extents();
+    const auto& we = w.extents();
+    if (group < 1 || we[0] != xe[1] || xe[1] % group != 0)
+      throw KernelMisuse("conv_transpose: the weight's axis 0 must be the input's channels, in whole groups");
+    const std::int64_t cin_g = xe[1] / group, cout_g = we[1], cout = cout_g * group;
+    if (out_extents[0] != xe[0] || out_extents[1] != cout) throw KernelMisuse("conv_transpose: the result's batch or channels");
+    if (bias && bias_count != cout) throw KernelMisuse("conv_transpose: one bias per output channel");
+    std::int64_t k = 1, in_plane = 1, out_plane = 1;
+    Ext<R> oe{};
+    oe[0] = out_extents[0];
+    oe[1] = out_extents[1];
+    for (std::size_t d = 0; d < S; ++d) {
+      if (strides[d] < 1 || dilations[d] < 1 || out_extents[d + 2] < 0) throw KernelMisuse("conv_transpose: strides and dilations must be positive");
+      k *= we[d + 2];
+      in_plane *= xe[d + 2];
+      out_plane *= out_extents[d + 2];
+      oe[d + 2] = out_extents[d + 2];
+    }
+    auto out = Tensor<float, Out>::uninitialized(oe);
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t n = 0; n < oe[0]; ++n)
+      for (std::int64_t c = 0; c < cout; ++c)
+        std::fill(y + (n * cout + c) * out_plane, y + (n * cout + c + 1) * out_plane, bias ? bias[c] : 0.0f);
+    const std::int64_t m = cout_g * k;
+    if (out.count() == 0 || in_plane == 0 || m == 0) return out;
+    std::vector<float> cols(static_cast<std::size_t>(m * in_plane));
+    // Per spatial axis, where (input index i, kernel index t) lands in the output, or -1.
+    std::array<std::vector<std::int64_t>, S> land;
+    for (std::size_t d = 0; d < S; ++d) {
+      land[d].resize(static_cast<std::size_t>(we[d + 2] * xe[d + 2]));
+      for (std::int64_t t = 0; t < we[d + 2]; ++t)
+        for (std::int64_t i = 0; i < xe[d + 2]; ++i) {
+          const std::int64_t o = i * strides[d] - pad_begin[d] + t * dilations[d];
+          land[d][t * xe[d + 2] + i] = o >= 0 && o < oe[d + 2] ? o : -1;
+        }
+    }
+    for (std::int64_t n = 0; n < xe[0]; ++n) {
+      for (std::int64_t g = 0; g < group; ++g) {
+        const float* xg = x.data() + (n * xe[1] + g * cin_g) * in_plane;
+        const float* wg = w.data() + g * cin_g * m;  // rows of W: each holds [Cout_g][k...]
+        Sgemm::run(m, in_plane, cin_g, Sgemm::AOperand::transposed(wg, m), Sgemm::BOperand::row_major(xg, in_plane), cols.data(),
+                   in_plane, {});
+        float* yg = y + (n * cout + g * cout_g) * out_plane;
+        for (std::int64_t row = 0; row < m; ++row) {
+          const std::int64_t co = row / k;
+          std::array<std::int64_t, S> t{};  // the kernel position of this row
+          for (std::int64_t rest = row % k, d = S; d-- > 0;) {
+            t[d] = rest % we[d + 2];
+            rest /= we[d + 2];
+          }
+          const float* src = cols.data() + row * in_plane;
+          float* dst = yg + co * out_plane;
+          std::array<std::int64_t, S> i{};
+          for (std::int64_t p = 0; p < in_plane; ++p) {
+            std::int64_t at = 0;
+            bool inside = true;
+            for (std::size_t d = 0; d < S && inside; ++d) {
+              const std::int64_t o = land[d][t[d] * xe[d + 2] + i[d]];
+              inside = o >= 0;
+              at = at * oe[d + 2] + o;
+            }
+            if (inside) dst[at] += src[p];
+            for (std::size_t d = S; d-- > 0;) {
+              if (++i[d] < xe[d + 2]) break;
+              i[d] = 0;
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
 };

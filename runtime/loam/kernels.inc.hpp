@@ -14,7 +14,7 @@
   PLAIN(matmul) OF(matmul_broadcast) PLAIN(matmul_bias) OWN(gemm)                                         \
   /* convolution and windows */                                                                           \
   OF(conv) OF(max_pool) OF2(conv_max_pool) OF2(conv_average_pool) OF(max_pool_indices) OF(average_pool)   \
-  OF(global_average_pool) OF(global_max_pool)                                                             \
+  OF(global_average_pool) OF(global_max_pool) OF(conv_transpose)                                         \
   /* movement */                                                                                          \
   OF(transpose) OF(slice) OF(split_part) OWN(concat) OF(gather) OF(expand) OF(tile) OF(pad) OWN(range)    \
   OWN(constant_of_shape)                                                                                  \

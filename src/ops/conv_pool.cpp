@@ -1,7 +1,8 @@
-// Windowed operators over any number of spatial axes: Conv, MaxPool, AveragePool, and the global
-// pools. A window owes that the padded input holds its reach; its output's spatial axes are the
+// Windowed operators over any number of spatial axes: Conv, ConvTranspose, MaxPool, AveragePool,
+// and the global pools. A window owes that the padded input holds its reach; its output's spatial axes are the
 // layout's; each lowers to a call of the runtime's convolution or pool, spelling its result's axes.
 #include <algorithm>
+#include <optional>
 
 #include "ops/op.hpp"
 #include "support/error.hpp"
@@ -130,6 +131,121 @@ void pool(OpContext& c) {
   }
 }
 
+// ----- ConvTranspose -----
+
+// A transposed window's geometry, from the node's attributes and its operands' extents: the output's
+// spatial extents and the pads before each spatial axis. Stage 0 and the lowering both read it.
+struct TransposedWindow {
+  std::vector<int64_t> strides, dilations;
+  std::vector<Extent> out, pad_begin;
+};
+
+template <class Fail>
+TransposedWindow transposed_window(const NodeAttributes& a, const std::vector<Extent>& x, const std::vector<Extent>& w, Fail&& fail) {
+  const std::size_t n = x.size() - 2;
+  auto list = [&](const char* name, int64_t fallback) {
+    auto v = a.integers(name);
+    if (!v) return std::vector<int64_t>(n, fallback);
+    if (v->size() != n) fail(std::string("attribute '") + name + "' has " + std::to_string(v->size()) + " values for " + std::to_string(n) + " spatial axes");
+    return *v;
+  };
+  TransposedWindow t;
+  t.strides = list("strides", 1);
+  t.dilations = list("dilations", 1);
+  const std::vector<int64_t> output_padding = list("output_padding", 0);
+  std::vector<int64_t> kernel;
+  if (auto ks = a.integers("kernel_shape")) {
+    kernel = *ks;
+    if (kernel.size() != n) fail("attribute 'kernel_shape' has " + std::to_string(kernel.size()) + " values for " + std::to_string(n) + " spatial axes");
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    auto kc = w[k + 2].constant();
+    if (!kc) fail("the weight's spatial axis " + std::to_string(k) + " is the symbolic " + w[k + 2].to_string() + "; a kernel extent must be a number");
+    if (kernel.size() == n && kernel[k] != *kc)
+      fail("kernel_shape " + std::to_string(kernel[k]) + " and the weight's spatial axis " + std::to_string(k) + " (" + std::to_string(*kc) + ") differ");
+    if (kernel.size() < n) kernel.push_back(*kc);
+  }
+  const std::string auto_pad = a.text("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")
+    fail("attribute 'auto_pad' is '" + auto_pad + "'");
+  std::vector<int64_t> pads(2 * n, 0);
+  if (auto p = a.integers("pads")) {
+    if (p->size() != 2 * n) fail("attribute 'pads' has " + std::to_string(p->size()) + " values for " + std::to_string(n) + " spatial axes");
+    if (auto_pad != "NOTSET") fail("attribute 'pads' is given with auto_pad '" + auto_pad + "'");
+    pads = *p;
+  }
+  std::optional<std::vector<int64_t>> output_shape = a.integers("output_shape");
+  if (output_shape) {
+    if (output_shape->size() == n + 2) output_shape->erase(output_shape->begin(), output_shape->begin() + 2);
+    if (output_shape->size() != n) fail("attribute 'output_shape' has " + std::to_string(output_shape->size()) + " values for " + std::to_string(n) + " spatial axes");
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::string axis = "spatial axis " + std::to_string(k);
+    if (t.strides[k] < 1 || t.dilations[k] < 1 || kernel[k] < 1) fail("a stride, dilation or kernel extent below 1 on " + axis);
+    if (output_padding[k] < 0 || pads[k] < 0 || pads[k + n] < 0) fail("a negative pad or output_padding on " + axis);
+    const Extent& in = x[k + 2];
+    // Checked arithmetic: attributes are untrusted.
+    const Extent natural = Extent(t.strides[k]) * (in - Extent(1)) + Extent(output_padding[k]) +
+                           Extent(kernel[k] - 1) * Extent(t.dilations[k]) + Extent(1);
+    if (output_shape || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      // The pads are what the output's length leaves: the larger half after for SAME_UPPER, before
+      // otherwise. An output longer than the window reaches pads negatively: its extra positions
+      // hold the bias alone.
+      const Extent out = output_shape ? Extent((*output_shape)[k]) : in * Extent(t.strides[k]);
+      const Extent total = natural - out;
+      const Extent half = stage0::floor_div(total, Extent(2));
+      t.pad_begin.push_back(auto_pad == "SAME_UPPER" ? half : total - half);
+      t.out.push_back(out);
+    } else {
+      t.pad_begin.push_back(Extent(pads[k]));
+      t.out.push_back(natural - Extent(pads[k]) - Extent(pads[k + n]));
+    }
+    if (stage0::prove_nonnegative(t.out.back()) != Proof::Holds)
+      fail("the pads leave " + axis + " " + t.out.back().to_string() + " long, which the build cannot show is not negative");
+  }
+  return t;
+}
+
+void conv_transpose(OpContext& c) {
+  const auto& x = c.input(0);
+  const auto& w = c.input(1);
+  require_spatial(c, x);
+  if (w.dims.size() != x.dims.size()) c.error(c.tensor(1) + " " + w.shape_string() + " has rank " + std::to_string(w.dims.size()) + ", " + c.tensor(0) + " " + std::to_string(x.dims.size()));
+  if (x.elem != w.elem) c.error(c.tensor(1) + " is " + element_type_name(w.elem) + ", " + c.tensor(0) + " " + element_type_name(x.elem));
+  const int64_t group = c.attr_int("group", 1);
+  if (group < 1) c.error("attribute 'group' is " + std::to_string(group));
+  // The weight is [C, Cout / group, k...]: its axis 0 is the input's channels.
+  c.equal(x.dims[1], w.dims[0], "the channels of " + c.tensor(0) + " and axis 0 of " + c.tensor(1));
+  if (auto ch = x.dims[1].constant(); ch && *ch % group != 0)
+    c.error("the " + std::to_string(*ch) + " input channels do not divide into " + std::to_string(group) + " groups");
+  const Extent channels = w.dims[1] * Extent(group);
+  if (c.has_input(2)) {
+    const auto& b = c.input(2);
+    if (b.dims.size() != 1) c.error(c.tensor(2) + " must be 1-D, not " + b.shape_string());
+    c.equal(b.dims[0], channels, "the bias " + c.tensor(2) + " and the output channels");
+  }
+  const TransposedWindow t = transposed_window(c.attributes(), x.dims, w.dims, [&](const std::string& m) { c.error(m); });
+  std::vector<Extent> out = {x.dims[0], channels};
+  out.insert(out.end(), t.out.begin(), t.out.end());
+  c.set_output(0, x.elem, out);
+}
+
+// The input's channels meet the weight's axis 0; with one group the output's channels are the
+// weight's axis 1 (and the bias's); the spatial axes are the layout's.
+void name_conv_transpose(axes::NodeNaming& x) {
+  const auto& in = x.axes_of(0);
+  const auto& w = x.axes_of(1);
+  if (in.size() < 3 || w.size() != in.size()) x.error("ConvTranspose operands must have equal rank of at least 3");
+  x.meet(in[1], w[0], "input channels of '" + x.in(0) + "' and '" + x.in(1) + "'");
+  axes::Partial p(in.size());
+  p[0] = in[0];
+  if (x.int_attr("group", 1) == 1) {
+    p[1] = w[1];
+    if (x.has(2) && !axes::is_one(x.input_dims(2)[0])) x.meet(w[1], x.axes_of(2)[0], "bias '" + x.in(2) + "'");
+  }
+  x.complete(0, p);
+}
+
 void global_pool(OpContext& c) {
   const auto& x = c.input(0);
   require_spatial(c, x);
@@ -249,6 +365,21 @@ void lower_pool(LowerContext& cx, const Node& n) {
             {n.outputs[1]});
 }
 
+void lower_conv_transpose(LowerContext& cx, const Node& n) {
+  const TensorInfo x = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
+  if (x.elem != ElementType::F32) cx.error(std::string("the transposed convolution computes float, not ") + element_type_name(x.elem));
+  const TransposedWindow t = transposed_window(cx.attributes(), cx.value(cx.in(0)).dims, cx.value(cx.in(1)).dims,
+                                               [&](const std::string& m) { cx.error(m); });
+  std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1))};
+  if (cx.has(2)) args.push_back(Arg::of_tensor(cx.in(2)));
+  args.push_back(Arg::of_extents(out.dims));
+  args.push_back(Arg::of_extents(t.pad_begin));
+  args.push_back(Arg::of_extents({t.strides.begin(), t.strides.end()}));
+  args.push_back(Arg::of_extents({t.dilations.begin(), t.dilations.end()}));
+  args.push_back(Arg::of_index(cx.attr_int("group", 1), "group"));
+  cx.call("conv_transpose", {TypeArg::of_axes(out.axes)}, args);
+}
+
 void lower_global_pool(LowerContext& cx, const Node& n) {
   TensorInfo out = cx.info(n.outputs.at(0));
   cx.call(n.op_type == "GlobalAveragePool" ? "global_average_pool" : "global_max_pool", {TypeArg::of_axes(out.axes)},
@@ -264,6 +395,8 @@ void register_conv_pool(std::vector<Operator>& r) {
                .in_scope = true});
   r.push_back({.op_type = "AveragePool", .infer = pool, .name_axes = name_pool, .lower = lower_pool, .in_scope = true});
   r.push_back({.op_type = "LpPool", .infer = pool, .name_axes = name_pool});
+  r.push_back({.op_type = "ConvTranspose", .infer = conv_transpose, .name_axes = name_conv_transpose, .lower = lower_conv_transpose,
+               .in_scope = true});
   r.push_back({.op_type = "GlobalAveragePool", .infer = global_pool, .name_axes = name_pool, .lower = lower_global_pool,
                .in_scope = true});
   r.push_back({.op_type = "GlobalMaxPool", .infer = global_pool, .name_axes = name_pool, .lower = lower_global_pool});

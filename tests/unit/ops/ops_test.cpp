@@ -177,6 +177,34 @@ TEST(Select, PadAddsBothSides) {
   EXPECT_EQ(r.value("y").dims, (std::vector<Extent>{S("N") + Extent(3), Extent(3)}));
 }
 
+TEST(ConvPool, ConvTransposeOutputsAndPads) {
+  // stride * (in - 1) + output_padding + reach - pads: a 2 x 2 stride-2 window doubles a symbol.
+  auto r = run(R"(g (float[N, 4, H, 5] x, float[4, 3, 2, 2] w, float[3] b) => (float[?, ?, ?, ?] y) {
+    y = ConvTranspose<strides = [2, 2]>(x, w, b)
+  })");
+  EXPECT_EQ(r.value("y").dims, (std::vector<Extent>{S("N"), Extent(3), Extent(2) * S("H"), Extent(10)}));
+  // Groups multiply the weight's axis 1; pads, dilations and output_padding (ONNX's example
+  // "convtranspose_pads": [1, 1, 3, 3] by W [1, 2, 3, 3], strides [3, 2], pads [1, 2, 1, 2] -> [1, 2, 7, 3]).
+  auto p = run(R"(g (float[1, 1, 3, 3] x, float[1, 2, 3, 3] w) => (float[?, ?, ?, ?] y) {
+    y = ConvTranspose<strides = [3, 2], pads = [1, 2, 1, 2]>(x, w)
+  })");
+  EXPECT_EQ(p.value("y").dims, dims({1, 2, 7, 3}));
+  auto g = run(R"(g (float[2, 4, 4, 3] x, float[4, 3, 3, 3] w) => (float[?, ?, ?, ?] y) {
+    y = ConvTranspose<group = 2, strides = [2, 3], dilations = [2, 1], pads = [1, 0, 2, 1], output_padding = [1, 2]>(x, w)
+  })");
+  EXPECT_EQ(g.value("y").dims, dims({2, 6, 9, 10}));
+  // output_shape and SAME_UPPER set the output (and leave the pads to it).
+  auto o = run(R"(g (float[1, 1, 3, 3] x, float[1, 2, 3, 3] w) => (float[?, ?, ?, ?] y, float[?, ?, ?, ?] z) {
+    y = ConvTranspose<strides = [3, 2], output_shape = [10, 8]>(x, w)
+    z = ConvTranspose<strides = [2, 2], auto_pad = "SAME_UPPER">(x, w)
+  })");
+  EXPECT_EQ(o.value("y").dims, dims({1, 2, 10, 8}));
+  EXPECT_EQ(o.value("z").dims, dims({1, 2, 6, 6}));
+  EXPECT_THROW(run(R"(g (float[1, 3, 3, 3] x, float[3, 2, 3, 3] w) => (float[?, ?, ?, ?] y) {
+    y = ConvTranspose<group = 2>(x, w)
+  })"), Error);
+}
+
 // ----- resize -----
 
 TEST(Resize, ScalesFloorTheExactProductSizesMayBeSymbolic) {
