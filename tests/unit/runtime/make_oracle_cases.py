@@ -137,6 +137,20 @@ run("conv2d_depthwise_stride2", "Conv", [("x", f(1, 3, 8, 9)), ("w", f(3, 1, 3, 
 run("conv2d_depthwise_5x4", "Conv", [("x", f(1, 2, 7, 9)), ("w", f(4, 1, 5, 4)), ("b", f(4))],
     {"group": 2, "strides": [1, 3], "pads": [2, 1, 2, 1]})
 
+# Resampling: Resize's cubic under align_corners over a non-square grid, linear downsampling under
+# half_pixel, nearest round_prefer_ceil by sizes; and ConvTranspose with groups, strides, dilations,
+# pads, output_padding and a bias.
+run("resize_cubic_align_corners", "Resize", [("x", f(1, 2, 4, 5)), ("roi", np.zeros([0], np.float32)),
+    ("scales", np.array([1, 1, 1.75, 0.8], np.float32))], {"mode": "cubic", "coordinate_transformation_mode": "align_corners"},
+    opset=13, const_inputs=("roi", "scales"))
+run("resize_linear_down", "Resize", [("x", f(2, 1, 7, 6)), ("roi", np.zeros([0], np.float32)),
+    ("scales", np.array([1, 1, 0.5, 0.7], np.float32))], {"mode": "linear"}, opset=13, const_inputs=("roi", "scales"))
+run("resize_nearest_sizes", "Resize", [("x", f(1, 3, 3, 4)), ("roi", np.zeros([0], np.float32)),
+    ("scales", np.zeros([0], np.float32)), ("sizes", np.array([1, 3, 7, 5], np.int64))],
+    {"mode": "nearest", "nearest_mode": "round_prefer_ceil"}, opset=13, const_inputs=("roi", "scales", "sizes"))
+run("conv_transpose_grouped", "ConvTranspose", [("x", f(2, 4, 3, 4)), ("w", f(4, 2, 3, 2)), ("b", f(4))],
+    {"group": 2, "strides": [2, 3], "dilations": [2, 1], "pads": [1, 0, 0, 1], "output_padding": [1, 0]})
+
 
 def fmt(a):
     a = np.asarray(a)

@@ -436,4 +436,42 @@ TEST(OracleConv, StrideOneDilatedGroupedBatch) {
   expect_matches(y, out0);
 }
 
+TEST(OracleResize, CubicLinearAndNearestBySizes) {
+  {
+    using namespace oracle::resize_cubic_align_corners;
+    ResizeParams p{ResizeMode::Cubic, ResizeCoordinates::AlignCorners, NearestRounding::RoundPreferFloor};
+    const std::array<std::int64_t, 4> out{1, 2, 7, 4};
+    expect_matches(cpu.resize<Axes<N, C, H, W>>(load<Axes<N, C, H, W>>(x), out, scales.values, {}, p), out0);
+  }
+  {
+    using namespace oracle::resize_linear_down;
+    ResizeParams p{ResizeMode::Linear, ResizeCoordinates::HalfPixel, NearestRounding::RoundPreferFloor};
+    const std::array<std::int64_t, 4> out{2, 1, 3, 4};
+    expect_matches(cpu.resize<Axes<N, C, H, W>>(load<Axes<N, C, H, W>>(x), out, scales.values, {}, p), out0);
+  }
+  {
+    using namespace oracle::resize_nearest_sizes;
+    ResizeParams p{ResizeMode::Nearest, ResizeCoordinates::HalfPixel, NearestRounding::RoundPreferCeil};
+    const std::array<std::int64_t, 4> out{1, 3, 7, 5};
+    const std::array<float, 4> by_sizes{1, 1, 0, 0};
+    expect_matches(cpu.resize<Axes<N, C, H, W>>(load<Axes<N, C, H, W>>(x), out, by_sizes, {}, p), out0, 0, 0);
+  }
+}
+
+TEST(OracleConvTranspose, GroupsStridesDilationsPadsAndBias) {
+  using namespace oracle::conv_transpose_grouped;
+  const std::array<std::int64_t, 4> out{2, 4, 9, 10};
+  const std::array<std::int64_t, 2> pads{1, 0}, strides{2, 3}, dilations{2, 1};
+  auto y = cpu.conv_transpose<Axes<N, Cout, H, W>>(load<Axes<N, Cin, H, W>>(x), load<Axes<Cin, C, KH, KW>>(w), load<Axes<Cout>>(b), out,
+                                                   pads, strides, dilations, 2);
+  expect_matches(y, out0);
+  // A result whose channels are not the weight's groups is a misuse, not a wrong number.
+  const std::array<std::int64_t, 4> wrong{2, 6, 9, 10};
+  auto misuse = [&] {
+    return cpu.conv_transpose<Axes<N, Cout, H, W>>(load<Axes<N, Cin, H, W>>(x), load<Axes<Cin, C, KH, KW>>(w), wrong, pads, strides,
+                                                   dilations, 2);
+  };
+  EXPECT_THROW(misuse(), KernelMisuse);
+}
+
 }  // namespace
