@@ -16,7 +16,7 @@ session.run calls, so it includes the Python binding's per-call cost (numpy in, 
 visible at the tiny sizes (MLP), negligible at MNIST's.
 
 usage: bench.py WORKDIR [--rounds R] [--sample-ms MS]
-WORKDIR holds what run.sh built: libmnist_b1.so, libmnist_b64.so, libmlp.so, libultraface.so, libppocr_cls.so,
+WORKDIR holds what run.sh built: libmnist_b1.so, libmnist_b64.so, libmlp.so, libultraface.so, libppocr_cls.so, libppocr_det.so,
 libgpt2_eager_opset14.so, libgpt2_sdpa_opset17.so, their *_unfused.so twins, mnist_b64.onnx.
 """
 import argparse
@@ -201,6 +201,11 @@ def main():
     cls = os.path.join(REPO, "models/ppocr-mobile-v2-cls/model.onnx")
     cases.append(("ppocr-mobile-v2-cls", 1, "libppocr_cls.so", cls, "x", (1, 3, 48, 192), None, (1, 2),
                   product_flops(with_input_shape(cls, (1, 3, 48, 192)))))
+    # PaddleOCR's v4 detector as shipped, on a 256 x 256 page (its products' flops; the two
+    # ConvTranspose layers are not counted).
+    det = os.path.join(REPO, "models/ppocr-v4-det/model.onnx")
+    cases.append(("ppocr-v4-det", 1, "libppocr_det.so", det, "x", (1, 3, 256, 256), None, (1, 1, 256, 256),
+                  product_flops(with_input_shape(det, (1, 3, 256, 256)))))
     # The tiny GPT-2 of tests/fixtures/gpt2 (two blocks of 32 channels, 8 tokens), both exports.
     for export in ("eager_opset14", "sdpa_opset17"):
         path = os.path.join(REPO, "tests/fixtures/gpt2", export, "model.onnx")

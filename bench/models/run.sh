@@ -48,6 +48,12 @@ python3 -c 'import json, sys; o = json.load(open(sys.argv[1])); o["dims"] = {"x[
   ppocr_cls_layout.json
 "$LOAM" build "$REPO/models/ppocr-mobile-v2-cls/model.onnx" --options ppocr_cls_layout.json -o ppocr_cls.hpp
 "$LOAM" build "$REPO/models/ppocr-mobile-v2-cls/model.onnx" --options ppocr_cls_layout.json --no-fuse -o ppocr_cls_unfused.hpp
+# The detector's batch, height and width are symbols; its height and width are fixed the same way.
+"$LOAM" layout "$REPO/models/ppocr-v4-det/model.onnx" -o ppocr_det_layout.json
+python3 -c 'import json, sys; o = json.load(open(sys.argv[1])); o["dims"] = {"p2o.DynamicDimension.1": 256, "p2o.DynamicDimension.2": 256}; json.dump(o, open(sys.argv[1], "w"))' \
+  ppocr_det_layout.json
+"$LOAM" build "$REPO/models/ppocr-v4-det/model.onnx" --options ppocr_det_layout.json -o ppocr_det.hpp
+"$LOAM" build "$REPO/models/ppocr-v4-det/model.onnx" --options ppocr_det_layout.json --no-fuse -o ppocr_det_unfused.hpp
 for export in eager_opset14 sdpa_opset17; do
   "$LOAM" layout "$REPO/tests/fixtures/gpt2/$export/model.onnx" -o "gpt2_${export}_layout.json"
   "$LOAM" build "$REPO/tests/fixtures/gpt2/$export/model.onnx" --options "gpt2_${export}_layout.json" -o "gpt2_$export.hpp"
@@ -74,6 +80,8 @@ build mlp_unfused
 build ultraface_unfused -DLOAM_BENCH_OUTPUT=scores
 build ppocr_cls
 build ppocr_cls_unfused
+build ppocr_det
+build ppocr_det_unfused
 for export in eager_opset14 sdpa_opset17; do
   build "gpt2_$export"
   build "gpt2_${export}_unfused"
