@@ -5,6 +5,7 @@
 // carries. Its settings (roi, scales, sizes) are read at build time; the runtime kernel
 // (runtime/loam/cpu_resampling.inc.hpp) resamples.
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 
@@ -145,11 +146,13 @@ void name_resize(axes::NodeNaming& x) {
   x.complete(0, p);
 }
 
+// A float as C++: the shortest decimal that reads back as it, or its bits (an infinity, a NaN).
 std::string float_literal(float v) {
+  if (!std::isfinite(v)) return "std::bit_cast<float>(std::uint32_t(" + std::to_string(std::bit_cast<std::uint32_t>(v)) + "u))";
   char buf[32];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, end);
-  if (s.find_first_of(".einf") == std::string::npos) s += ".0";
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s + "f";
 }
 
