@@ -23,6 +23,27 @@ struct CpuBase {
   template <std::size_t R>
   using Ext = std::array<std::int64_t, R>;
 
+  // One element of `From` as `To`, as Cast computes it (Cast, and the resampling kernel's float
+  // arithmetic over half-precision elements).
+  template <class To, class From>
+  static To convert(From v) {
+    if constexpr (std::is_same_v<To, From>) {
+      return v;
+    } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+      return convert<To, float>(From::widen(v));
+    } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
+      return To::narrow(convert<float, From>(v));
+    } else if constexpr (std::is_same_v<To, bool>) {
+      return v != From{};
+    } else if constexpr (std::is_same_v<To, std::int64_t> && std::is_same_v<From, float>) {
+      // Truncates toward zero; NaN and values past int64 give INT64_MIN, as x86's conversion does.
+      if (!(v >= -9223372036854775808.0f && v < 9223372036854775808.0f)) return std::numeric_limits<std::int64_t>::min();
+      return static_cast<std::int64_t>(v);
+    } else {
+      return static_cast<To>(v);
+    }
+  }
+
   static std::size_t norm_axis(std::int64_t axis, std::size_t rank, const char* kernel) {
     const std::int64_t r = static_cast<std::int64_t>(rank);
     if (axis < -r || axis >= r)

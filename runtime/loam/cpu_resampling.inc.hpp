@@ -100,7 +100,7 @@ struct CpuResampling : CpuBase {
       bool away = false;
       for (std::size_t d = 0; d < R; ++d) away = away || outside[d][idx[d]];
       if (away) {
-        y[o] = from_float<E>(p.extrapolation);
+        y[o] = convert<E>(p.extrapolation);
       } else if (taps == 1) {
         std::int64_t src = 0;
         for (std::size_t d = 0; d < R; ++d) src += offset[d][idx[d]];
@@ -117,12 +117,12 @@ struct CpuResampling : CpuBase {
             src += offset[d][k];
             w *= weight[d][k];
           }
-          acc += w * to_float(x[src]);
+          acc += w * convert<float>(x[src]);
           std::size_t d = R;
           while (d-- > 0 && ++tap[d] == taps) tap[d] = 0;
           if (d == static_cast<std::size_t>(-1)) break;
         }
-        y[o] = from_float<E>(acc);
+        y[o] = convert<E>(acc);
       }
       for (std::size_t d = R; d-- > 0;) {
         if (++idx[d] < oe[d]) break;
@@ -133,17 +133,6 @@ struct CpuResampling : CpuBase {
   }
 
  private:
-  template <class E>
-  static float to_float(E v) {
-    if constexpr (requires { E::widen(v); }) return E::widen(v);
-    else return static_cast<float>(v);
-  }
-  template <class E>
-  static E from_float(float v) {
-    if constexpr (requires { E::narrow(v); }) return E::narrow(v);
-    else return static_cast<E>(v);
-  }
-
   // The input coordinate of output position x along an axis `m` long, from one `original` long.
   static float coordinate(ResizeCoordinates c, float x, float scale, float m, std::int64_t original, float start, float end) {
     const float n = static_cast<float>(original);
