@@ -56,7 +56,7 @@ std::vector<double> OpContext::constant_floats(std::size_t i, const std::string&
     for (int64_t x : constant_ints(i, what)) r.push_back(static_cast<double>(x));
     return r;
   }
-  const TensorData* t = i < initializers.size() ? initializers[i] : nullptr;
+  const TensorData* t = v.source == ValueState::Source::Initializer ? v.initializer : nullptr;
   if (!t || !t->has_data)
     throw ValueRequired(where + ": " + what + " (" + tensor(i) + ") is computed at run time; the build must know it", node.inputs.at(i));
   const std::size_t size = t->elem == ElementType::F32 ? 4 : t->elem == ElementType::F64 ? 8 : 0;

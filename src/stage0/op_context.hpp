@@ -44,9 +44,6 @@ class OpContext {
   std::vector<const ValueState*> in;  // nullptr where an optional input is omitted
   std::vector<ValueState> out;        // one per node output; the rule fills elem, dims, value
   stage0::OwedConditions& owed;
-  // The initializer behind each input, where one is (stage 0 folds no float initializer, but a
-  // rule may read one as a setting: Resize's scales).
-  std::vector<const TensorData*> initializers;
 
   [[noreturn]] void error(const std::string& message) const;
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -78,7 +77,6 @@ struct Run {
   OwedConditions owed;
   std::set<std::string> dims_used;  // keys of options.dims the graph declares
   std::vector<NodeState>* nodes_out = nullptr;  // where run_node records a node (the graph's or a branch's)
-  std::map<std::string, const TensorData*> initializer_data;  // every initializer loaded, by name
   int branch_depth = 0;
 
   [[noreturn]] void error(const std::string& msg) const { fail(origin + msg); }
@@ -241,11 +239,11 @@ struct Run {
   }
 
   void load_initializer(const TensorData& t) {
-    initializer_data[t.name] = &t;
     ValueState v;
     v.name = t.name;
     v.elem = t.elem;
     v.source = ValueState::Source::Initializer;
+    v.initializer = &t;
     for (std::size_t k = 0; k < t.dims.size(); ++k) {
       if (t.dims[k] < 0) error("initializer '" + t.name + "' axis " + std::to_string(k) + " has the negative length " + std::to_string(t.dims[k]));
       v.dims.emplace_back(t.dims[k]);
@@ -511,14 +509,7 @@ struct Run {
     if (!rule || !rule->infer)
       fail(where + ": stage 0 has no rule for the operator " + (node.domain.empty() ? "" : node.domain + ".") +
            node.op_type);
-    std::vector<const TensorData*> initializers;
-    for (std::size_t i = 0; i < ins.size(); ++i) {
-      auto it = initializer_data.find(node.inputs[i]);
-      const bool is_initializer = ins[i] && ins[i]->source == ValueState::Source::Initializer && it != initializer_data.end();
-      initializers.push_back(is_initializer ? it->second : nullptr);
-    }
     OpContext ctx(node, where, std::move(ins), owed);
-    ctx.initializers = std::move(initializers);
     try {
       rule->infer(ctx);
       for (auto& o : ctx.out) {

@@ -49,6 +49,9 @@ struct ValueState {
   std::optional<FoldedValue> value;  // the build knows the elements
   enum class Source : uint8_t { Input, Initializer, Node } source = Source::Node;
   int64_t node = -1;                 // Source::Node: index into Model::graph.nodes
+  // Source::Initializer: its data (the Model's, valid while it is), which a rule may read as a setting though
+  // stage 0 folds no float initializer (Resize's scales).
+  const TensorData* initializer = nullptr;
   std::string shape_string() const;  // "[B, min(S, 1024), 64]"
 };
 
