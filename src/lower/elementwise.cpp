@@ -331,10 +331,13 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
     return true;
   }
   if (!n.domain.empty()) return false;
+  const ops::Operator* record = cx.st.operators->find(n);
+  // Only an elementwise operator's node is composed here (an operator with its own lowering may
+  // leave its first result unread).
+  if (!record || !record->elementwise) return false;
   const TensorInfo out = cx.info(n.outputs.at(0));
   Expression e(cx);
 
-  const ops::Operator* record = cx.st.operators->find(n);
   if (const ops::UnaryOp* u = record ? record->unary : nullptr) {
     // The operator's attributes, with ONNX's defaults, reach its Loom form as p and q.
     double pq[2] = {0, 0};
