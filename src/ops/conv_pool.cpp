@@ -330,7 +330,8 @@ void lower_conv(LowerContext& cx, const Node& n) {
     TensorInfo bias{f->norm->scale, ElementType::F32, {out.axes.at(1)}, {out.dims.at(1)}};
     args.push_back(Arg::of_tensor(cx.prepared(PreparedWeight::Form::FoldedBias, f->norm->scale, bias, 1, f->norm)));
   } else if (cx.has(2)) {
-    args.push_back(Arg::of_tensor(cx.in(2)));
+    // A bias of one element may carry an axis of 1 the naming kept apart from the channels.
+    args.push_back(cx.lifted(cx.in(2), {out.axes.at(1)}));
   } else if (f && !f->bias.empty()) {
     args.push_back(cx.channel_bias(f->bias, out.axes.at(1), out.dims.at(1)));
   }
