@@ -1,6 +1,8 @@
 #include "ops/op.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <charconv>
 #include <cmath>
 
 #include "support/error.hpp"
@@ -109,6 +111,25 @@ const OperatorTable& operators() {
     return OperatorTable(std::move(all));
   }();
   return table;
+}
+
+std::string float_literal(float v) {
+  if (!std::isfinite(v)) return "std::bit_cast<float>(std::uint32_t(" + std::to_string(std::bit_cast<std::uint32_t>(v)) + "u))";
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, end);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
+Arg quoted_name(const std::string& tensor) {
+  std::string quoted = "\"";
+  for (char c : tensor) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    quoted += c;
+  }
+  return Arg::of_code(quoted + "\"");
 }
 
 }  // namespace loam::ops

@@ -79,6 +79,10 @@ bool is_float_type(ElementType t);
 // The value of input i as Extents regardless of kind, if it is integral (Integer kind, or Float
 // holding whole numbers); nullopt otherwise.
 std::optional<std::vector<Extent>> integral_values(const ValueState& v);
+// A float as C++: the shortest decimal that reads back as it, or its bits (an infinity, a NaN).
+std::string float_literal(float v);
+// A tensor's name as a C++ string literal, for the refusal a kernel throws naming it.
+Arg quoted_name(const std::string& tensor);
 // For each element of `out` (row-major), the index of the element of `in` it reads under ONNX's
 // right-aligned broadcast.
 std::vector<std::size_t> broadcast_map(const std::vector<int64_t>& out, const std::vector<int64_t>& in);

@@ -5,8 +5,6 @@
 // carries. Its settings (roi, scales, sizes) are read at build time; the runtime kernel
 // (runtime/loam/cpu_resampling.inc.hpp) resamples.
 #include <algorithm>
-#include <bit>
-#include <charconv>
 #include <cmath>
 
 #include "lower/context.hpp"
@@ -144,16 +142,6 @@ void name_resize(axes::NodeNaming& x) {
   for (std::size_t k = 0; k < in.size() && k < out_dims.size(); ++k)
     if (in_dims[k] == out_dims[k]) p[k] = in[k];
   x.complete(0, p);
-}
-
-// A float as C++: the shortest decimal that reads back as it, or its bits (an infinity, a NaN).
-std::string float_literal(float v) {
-  if (!std::isfinite(v)) return "std::bit_cast<float>(std::uint32_t(" + std::to_string(std::bit_cast<std::uint32_t>(v)) + "u))";
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  std::string s(buf, end);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s + "f";
 }
 
 // `std::array<float, N>{...}` and its elements as Loom constants.

@@ -190,16 +190,9 @@ void lower_slice(LowerContext& cx, const Node& n) {
 void lower_gather(LowerContext& cx, const Node& n) {
   TensorInfo data = cx.info(cx.in(0)), idx = cx.info(cx.in(1)), out = cx.info(n.outputs.at(0));
   if (idx.elem != ElementType::I64) cx.error("the indices '" + idx.name + "' must be int64");
-  std::string quoted = "\"";
-  for (char c : idx.name) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    quoted += c;
-  }
-  quoted += "\"";
   cx.call("gather", {TypeArg::of_axes(out.axes)},
           {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)),
-           Arg::of_index(static_cast<int64_t>(cx.norm_axis(cx.attr_int("axis", 0), data.axes.size())), "axis"), Arg::of_code(quoted)});
+           Arg::of_index(static_cast<int64_t>(cx.norm_axis(cx.attr_int("axis", 0), data.axes.size())), "axis"), quoted_name(idx.name)});
 }
 
 void lower_pad(LowerContext& cx, const Node& n) {
