@@ -57,6 +57,11 @@ struct OpaqueBackend {
 
   template <class E, class L>
   static Tensor<E, L> close(HostTensor<E, L> t) { return Tensor<E, L>(std::move(t)); }
+  // A kernel of several results (the recurrent layers) returns them as a tuple.
+  template <class... T>
+  static auto close(std::tuple<T...> t) {
+    return std::apply([](auto&... e) { return std::make_tuple(close(std::move(e))...); }, t);
+  }
 
   // The kernels of LOAM_BACKEND_KERNELS (kernels.inc.hpp). Operands the backend reads pass through
   // `open` (weights packed at load are host-side and shared with Cpu); others are forwarded as

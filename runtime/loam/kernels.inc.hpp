@@ -1,7 +1,7 @@
 // Every kernel of the backend seam, once, by the template arguments that come before its operands:
 //   PLAIN(k)  none                      backend.k(operands...)
 //   OF(k)     one: the result's axes (a cast's element type)
-//   OF2(k)    two: the result's axes and an intermediate's, or a generated kernel's object
+//   OF2(k)    two: the result's axes and an intermediate's (or a second result's), or a generated kernel's object
 //   OWN(k)    a signature of its own (operands that are not tensors, overloads), forwarded by hand
 // Cpu defines each; OpaqueBackend forwards each (the PLAIN, OF and OF2 ones from this list); the
 // generator calls no kernel this list lacks (src/lower reads it too).
@@ -20,6 +20,8 @@
   OWN(constant_of_shape)                                                                                  \
   /* resampling */                                                                                        \
   OF(resize)                                                                                              \
+  /* recurrence: Y and the last states, each result's axes given */                                     \
+  OF2(rnn) OF2(gru) OF2(lstm)                                                                             \
   /* reductions and normalisations */                                                                     \
   PLAIN(softmax) PLAIN(log_softmax) PLAIN(softmax_flattened) PLAIN(log_softmax_flattened) OF(reduce_sum)  \
   OF(reduce_mean) OF(reduce_max) OF(reduce_min) OF(reduce_prod) OF(argmax) PLAIN(batch_normalization)     \

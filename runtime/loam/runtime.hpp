@@ -18,6 +18,7 @@ namespace loam_runtime {
 #include "cpu_windows.inc.hpp"
 #include "cpu_movement.inc.hpp"
 #include "cpu_resampling.inc.hpp"
+#include "cpu_recurrent.inc.hpp"
 #include "cpu_reductions.inc.hpp"
 #include "cpu.inc.hpp"
 #include "kernels.inc.hpp"

@@ -487,11 +487,27 @@ void Writer::write_calls(const std::vector<lower::KernelCall>& calls) {
     } else {
       targs = "." + c.kernel;
     }
-    const TensorInfo& r = c.result_types.at(0);
     // Inside a block a local is fresh: two branches may name their tensors alike.
-    std::string var = block_depth_ ? names_.fresh(identifier_spelling(c.results.at(0))) : names_.mint(c.results.at(0));
-    body_ += "  const " + device_type(r) + " " + var + " = backend" + targs + "(" + args + ");\n";
-    device_[c.results.at(0)] = var;
+    auto local = [&](const std::string& tensor) {
+      std::string var = block_depth_ ? names_.fresh(identifier_spelling(tensor)) : names_.mint(tensor);
+      device_[tensor] = var;
+      return var;
+    };
+    if (c.results.size() == 1) {
+      const std::string type = device_type(c.result_types.at(0));
+      body_ += "  const " + type + " " + local(c.results[0]) + " = backend" + targs + "(" + args + ");\n";
+      continue;
+    }
+    // Several results: a tuple of the types the lowering gave them, then a name for each (a result
+    // the graph does not read is still bound).
+    std::string types, vars;
+    for (std::size_t i = 0; i < c.results.size(); ++i) {
+      types += (i ? ", " : "") + device_type(c.result_types.at(i));
+      vars += (i ? ", " : "") + local(c.results[i]);
+    }
+    const std::string tuple = names_.fresh("loam_results");
+    body_ += "  const std::tuple<" + types + "> " + tuple + " = backend" + targs + "(" + args + ");\n";
+    body_ += "  [[maybe_unused]] const auto& [" + vars + "] = " + tuple + ";\n";
   }
 }
 

@@ -106,6 +106,7 @@ const OperatorTable& operators() {
     register_reduce(all);
     register_normalization(all);
     register_resize(all);
+    register_recurrent(all);
     // If: stage 0, axis naming and lowering run its branches themselves (a block of forward each).
     all.push_back({.domain = "", .op_type = "If", .in_scope = true});
     return OperatorTable(std::move(all));

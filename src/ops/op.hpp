@@ -52,6 +52,7 @@ void register_matmul(std::vector<Operator>& operators);
 void register_reduce(std::vector<Operator>& operators);
 void register_normalization(std::vector<Operator>& operators);
 void register_resize(std::vector<Operator>& operators);
+void register_recurrent(std::vector<Operator>& operators);
 
 // What several families' records share: the operand lists, and the axis-naming rules of an
 // operator whose outputs carry its input's axes, of one that creates every axis of its result

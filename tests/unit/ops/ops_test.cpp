@@ -249,6 +249,51 @@ TEST(Resize, RefusesWhatONNXLeavesUndefined) {
   })", "computed at run time");
 }
 
+// ----- recurrent -----
+
+TEST(Recurrent, OutputsByLayoutAndDirections) {
+  // Y [seq, directions, batch, hidden] and the states [directions, batch, hidden]; hidden_size
+  // read from R where the attribute is absent.
+  auto r = run(R"(g (float[S, N, 5] x, float[2, 24, 5] w, float[2, 24, 6] r, float[2, N, 6] h) => (float[?, ?, ?, ?] y, float[?, ?, ?] yh, float[?, ?, ?] yc) {
+    y, yh, yc = LSTM<direction = "bidirectional">(x, w, r, , , h)
+  })");
+  EXPECT_EQ(r.value("y").dims, (std::vector<Extent>{S("S"), Extent(2), S("N"), Extent(6)}));
+  EXPECT_EQ(r.value("yc").dims, (std::vector<Extent>{Extent(2), S("N"), Extent(6)}));
+  // layout 1 puts the batch first in X, Y and the states.
+  auto g = run(R"(g (float[N, S, 3] x, float[1, 12, 3] w, float[1, 12, 4] r) => (float[?, ?, ?, ?] y, float[?, ?, ?] yh) {
+    y, yh = GRU<hidden_size = 4, layout = 1>(x, w, r)
+  })");
+  EXPECT_EQ(g.value("y").dims, (std::vector<Extent>{S("N"), S("S"), Extent(1), Extent(4)}));
+  EXPECT_EQ(g.value("yh").dims, (std::vector<Extent>{S("N"), Extent(1), Extent(4)}));
+}
+
+TEST(Recurrent, RefusesOperandsThatDoNotMeet) {
+  auto refused = [](const std::string& graph, const std::string& part) {
+    try {
+      run(graph);
+      ADD_FAILURE() << "accepted: " << graph;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  // W holds 3 gates of 4 for an LSTM.
+  refused(R"(g (float[2, 1, 3] x, float[1, 12, 3] w, float[1, 12, 4] r) => (float[?, ?, ?, ?] y) {
+    y = LSTM<hidden_size = 4>(x, w, r)
+  })", "axis 1 of input 1");
+  refused(R"(g (float[2, 1, 3] x, float[1, 4, 3] w, float[1, 4, 4] r, float[1] lens) => (float[?, ?, ?, ?] y) {
+    y = RNN<hidden_size = 4>(x, w, r, , lens)
+  })", "not int32");
+  refused(R"(g (float[2, 1, 3] x, float[1, 4, 3] w, float[1, 4, 4] r) => (float[?, ?, ?, ?] y) {
+    y = RNN<hidden_size = 4, activations = ["Swish"]>(x, w, r)
+  })", "activation 'Swish' is none of");
+  refused(R"(g (float[2, 1, 3] x, float[1, 12, 3] w, float[1, 12, 4] r) => (float[?, ?, ?, ?] y) {
+    y = GRU<hidden_size = 4, activations = ["Sigmoid", "ScaledTanh"]>(x, w, r)
+  })", "ONNX gives it no defaults");
+  refused(R"(g (float[2, 1, 3] x, float[2, 4, 3] w, float[2, 4, 4] r) => (float[?, ?, ?, ?] y) {
+    y = RNN<hidden_size = 4>(x, w, r)
+  })", "axis 0 of input 1");
+}
+
 Stage0Result run_restated(const std::string& text) {
   Model m = read_onnx_text(text, "t");
   normalize_opsets(m);
