@@ -226,15 +226,17 @@ TEST(Resize, ScalesFloorTheExactProductSizesMayBeSymbolic) {
   EXPECT_EQ(z.value("y").dims, (std::vector<Extent>{S("N"), Extent(2), Extent(5), Extent(11)}));
 }
 
+// Stage 0 refuses the graph with a message holding `part`.
+void refused(const std::string& graph, const std::string& part) {
+  try {
+    run(graph);
+    ADD_FAILURE() << "accepted: " << graph;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
 TEST(Resize, RefusesWhatONNXLeavesUndefined) {
-  auto refused = [](const std::string& graph, const std::string& part) {
-    try {
-      run(graph);
-      ADD_FAILURE() << "accepted: " << graph;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-    }
-  };
   refused(R"(g (float[1, 1, 4, 4] x) => (float[?, ?, ?, ?] y) <float[4] s = {1, 1, 2, 2}, int64[4] z = {1, 1, 8, 8}> {
     y = Resize(x, , s, z)
   })", "both scales and sizes");
@@ -268,14 +270,6 @@ TEST(Recurrent, OutputsByLayoutAndDirections) {
 }
 
 TEST(Recurrent, RefusesOperandsThatDoNotMeet) {
-  auto refused = [](const std::string& graph, const std::string& part) {
-    try {
-      run(graph);
-      ADD_FAILURE() << "accepted: " << graph;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-    }
-  };
   // W holds 3 gates of 4 for an LSTM.
   refused(R"(g (float[2, 1, 3] x, float[1, 12, 3] w, float[1, 12, 4] r) => (float[?, ?, ?, ?] y) {
     y = LSTM<hidden_size = 4>(x, w, r)
