@@ -160,6 +160,74 @@ struct CpuMovement : CpuBase {
     return out;
   }
 
+  // GatherElements: out[i] = data[i with its `axis` coordinate replaced by indices[i]]; the result
+  // has the indices' extents, each no larger than data's off the axis. Every index is checked
+  // first; one outside [-extent, extent) throws KernelRefusal naming `indices_name`.
+  template <class Out, class E, class I, class LD, class LI>
+  Tensor<E, Out> gather_elements(const Tensor<E, LD>& data, const Tensor<I, LI>& indices, std::int64_t axis,
+                                 std::string_view indices_name = "indices") const {
+    constexpr std::size_t R = AxisRank<LD>;
+    static_assert(AxisRank<LI> == R && AxisRank<Out> == R, "gather_elements: data, indices and the result share a rank");
+    const std::size_t ax = norm_axis(axis, R, "gather_elements");
+    for (std::size_t i = 0; i < R; ++i)
+      if (i != ax && indices.extents()[i] > data.extents()[i])
+        throw KernelRefusal(InputError{std::string(indices_name), "", "",
+                                       "axis " + std::to_string(i) + " of " + std::to_string(indices.extents()[i]) +
+                                           " is longer than the data's " + std::to_string(data.extents()[i])});
+    const std::int64_t dim = data.extents()[ax];
+    const I* ix = indices.data();
+    for (std::int64_t i = 0; i < indices.count(); ++i)
+      if (ix[i] < -dim || ix[i] >= dim)
+        throw KernelRefusal(InputError{std::string(indices_name), "", "",
+                                       "index " + std::to_string(ix[i]) + " at element " + std::to_string(i) + " lies outside an axis of " + std::to_string(dim)});
+    auto out = Tensor<E, Out>::uninitialized(indices.extents());
+    std::array<std::int64_t, R + 1> dstride{};
+    dstride[R] = 1;
+    for (std::size_t i = R; i-- > 0;) dstride[i] = dstride[i + 1] * data.extents()[i];
+    std::array<std::int64_t, R + 1> idx{};
+    E* y = out.mutable_data_unchecked();
+    const E* d = data.data();
+    for (std::int64_t i = 0; i < indices.count(); ++i) {
+      std::int64_t at = 0;
+      for (std::size_t k = 0; k < R; ++k) {
+        const std::int64_t c = k == ax ? (ix[i] < 0 ? std::int64_t{ix[i]} + dim : std::int64_t{ix[i]}) : idx[k];
+        at += c * dstride[k + 1];
+      }
+      y[i] = d[at];
+      for (std::size_t k = R; k-- > 0;) {
+        if (++idx[k] < indices.extents()[k]) break;
+        idx[k] = 0;
+      }
+    }
+    return out;
+  }
+
+  // Trilu: the upper (or lower) triangle of each matrix of the last two axes, from diagonal `k` (a
+  // scalar read at run time; 0 without one), the rest zeroed.
+  template <class E, class L>
+  Tensor<E, L> trilu(const Tensor<E, L>& t, std::int64_t k, bool upper) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(R >= 2, "trilu: the input has at least two axes");
+    const std::int64_t rows = t.extents()[R - 2], cols = t.extents()[R - 1];
+    auto out = Tensor<E, L>::uninitialized(t.extents());
+    const E* x = t.data();
+    E* y = out.mutable_data_unchecked();
+    const std::int64_t mats = rows * cols == 0 ? 0 : t.count() / (rows * cols);
+    for (std::int64_t m = 0; m < mats; ++m)
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j) {
+          const std::int64_t at = (m * rows + i) * cols + j;
+          const bool keep = upper ? j - i >= k : j - i <= k;
+          y[at] = keep ? x[at] : E{};
+        }
+    return out;
+  }
+  template <class E, class L, class K, class LK>
+  Tensor<E, L> trilu(const Tensor<E, L>& t, const Tensor<K, LK>& k, bool upper, std::string_view k_name = "k") const {
+    if (k.count() != 1) throw KernelRefusal(InputError{std::string(k_name), "", "", "k must be one integer, not " + std::to_string(k.count())});
+    return trilu(t, static_cast<std::int64_t>(k.data()[0]), upper);
+  }
+
   // Expand: t broadcast against `shape` (both ways, as ONNX reads it).
   template <class Out, class E, class L>
   Tensor<E, Out> expand(const Tensor<E, L>& t, std::span<const std::int64_t> shape) const {

@@ -1,5 +1,5 @@
-// The CPU reductions and normalisations: Softmax and LogSoftmax over any axis, ReduceSum, Mean, Max,
-// Min and Prod, ArgMax, BatchNormalization (inference) and LayerNormalization with its statistics.
+// The CPU reductions and normalisations: Softmax and LogSoftmax over any axis, ONNX's ten Reduce
+// operators, ArgMax and ArgMin, BatchNormalization (inference) and LayerNormalization with its statistics.
 
 struct CpuReductions : CpuBase {
   // ---------------------------------------------------------------- reductions, normalisations
@@ -67,10 +67,88 @@ struct CpuReductions : CpuBase {
     return softmax_rows(t, outer, len, 1, log);
   }
 
-  enum class ReduceKind : std::uint8_t { Sum, Mean, Max, Min, Prod };
+  // Hardmax: 1 at the first maximum of each lane, 0 elsewhere (opset 13 over one axis; before 13
+  // over every axis from `axis` on, as one lane).
+  template <class L>
+  Tensor<float, L> hardmax(const Tensor<float, L>& t, std::int64_t axis = -1) const {
+    constexpr std::size_t R = AxisRank<L>;
+    const std::size_t ax = norm_axis(axis, R, "hardmax");
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= t.extents()[i];
+    for (std::size_t i = ax + 1; i < R; ++i) inner *= t.extents()[i];
+    return hardmax_lanes(t, outer, t.extents()[ax], inner);
+  }
+  template <class L>
+  Tensor<float, L> hardmax_flattened(const Tensor<float, L>& t, std::int64_t axis = 1) const {
+    constexpr std::size_t R = AxisRank<L>;
+    const std::int64_t r = static_cast<std::int64_t>(R);
+    if (axis < -r || axis > r) throw KernelMisuse("hardmax: axis " + std::to_string(axis) + " outside rank " + std::to_string(r));
+    const std::size_t ax = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+    std::int64_t outer = 1, len = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= t.extents()[i];
+    for (std::size_t i = ax; i < R; ++i) len *= t.extents()[i];
+    return hardmax_lanes(t, outer, len, 1);
+  }
+  template <class L>
+  static HostTensor<float, L> hardmax_lanes(const HostTensor<float, L>& t, std::int64_t outer, std::int64_t len, std::int64_t inner) {
+    auto out = HostTensor<float, L>::uninitialized(t.extents());
+    const float* x = t.data();
+    float* y = out.mutable_data_unchecked();
+    std::fill(y, y + out.count(), 0.0f);
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = 0; i < inner && len > 0; ++i) {
+        const float* xs = x + o * len * inner + i;
+        std::int64_t best = 0;
+        for (std::int64_t k = 1; k < len; ++k)
+          if (xs[k * inner] > xs[best * inner]) best = k;
+        y[(o * len + best) * inner + i] = 1.0f;
+      }
+    return out;
+  }
+
+  // CumSum along the axis `axis` holds (one integer, read at run time): each element the sum of
+  // those before it (and itself unless exclusive), counted from the end when reverse.
+  template <class E, class L, class A, class LA>
+  Tensor<E, L> cumsum(const Tensor<E, L>& t, const Tensor<A, LA>& axis, bool exclusive, bool reverse, std::string_view axis_name = "axis") const {
+    constexpr std::size_t R = AxisRank<L>;
+    const std::int64_t r = static_cast<std::int64_t>(R);
+    if (axis.count() != 1)
+      throw KernelRefusal(InputError{std::string(axis_name), "", "", "the axis must be one integer, not " + std::to_string(axis.count())});
+    const std::int64_t a = static_cast<std::int64_t>(axis.data()[0]);
+    if (a < -r || a >= r)
+      throw KernelRefusal(InputError{std::string(axis_name), "", "", "axis " + std::to_string(a) + " lies outside rank " + std::to_string(r)});
+    const std::size_t ax = static_cast<std::size_t>(a < 0 ? a + r : a);
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= t.extents()[i];
+    for (std::size_t i = ax + 1; i < R; ++i) inner *= t.extents()[i];
+    const std::int64_t len = t.extents()[ax];
+    auto out = Tensor<E, L>::uninitialized(t.extents());
+    const E* x = t.data();
+    E* y = out.mutable_data_unchecked();
+    using Acc = std::conditional_t<std::is_same_v<E, float>, double, E>;
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        Acc sum{0};
+        for (std::int64_t s = 0; s < len; ++s) {
+          const std::int64_t k = reverse ? len - 1 - s : s;
+          const std::int64_t at = (o * len + k) * inner + i;
+          if (exclusive) {
+            y[at] = static_cast<E>(sum);
+            sum += static_cast<Acc>(x[at]);
+          } else {
+            sum += static_cast<Acc>(x[at]);
+            y[at] = static_cast<E>(sum);
+          }
+        }
+      }
+    return out;
+  }
+
+  enum class ReduceKind : std::uint8_t { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
   // Reduce over `axes` (empty: every axis, unless noop_with_empty_axes), keeping reduced axes as
-  // extent 1 when keepdims.
+  // extent 1 when keepdims. An empty group gives the reduction's identity: 0, 1 for Prod, -inf for
+  // Max, LogSum and LogSumExp, +inf for Min (an integer's lowest and highest), NaN for Mean.
   template <class Out, class E, class L>
   static HostTensor<E, Out> reduce_run(const HostTensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims, bool noop_with_empty_axes,
                                        ReduceKind kind) {
@@ -102,7 +180,6 @@ struct CpuReductions : CpuBase {
     auto out = HostTensor<E, Out>::uninitialized(oe);
     E* y = out.mutable_data_unchecked();
     using Acc = std::conditional_t<std::is_same_v<E, float>, double, E>;
-    std::vector<Acc> acc(static_cast<std::size_t>(out.count()));
     // The identity of each reduction in the accumulator's own type: an integer bound taken
     // through double would round past the type (2^63 does not fit int64).
     Acc lowest{}, highest{};
@@ -113,11 +190,6 @@ struct CpuReductions : CpuBase {
       lowest = std::numeric_limits<Acc>::lowest();
       highest = std::numeric_limits<Acc>::max();
     }
-    const Acc init = kind == ReduceKind::Max   ? lowest
-                     : kind == ReduceKind::Min ? highest
-                     : kind == ReduceKind::Prod ? Acc{1}
-                                                : Acc{0};
-    std::fill(acc.begin(), acc.end(), init);
     // Output stride of each input axis (0 where reduced).
     std::array<std::int64_t, R + 1> ost{};
     {
@@ -131,68 +203,118 @@ struct CpuReductions : CpuBase {
         }
       }
     }
-    std::array<std::int64_t, R + 1> idx{};
-    std::int64_t o = 0;
+    // Visits every input element with its output slot, in the input's order.
     const E* x = t.data();
-    for (std::int64_t i = 0; i < t.count(); ++i) {
-      const Acc v = static_cast<Acc>(x[i]);
-      Acc& a = acc[static_cast<std::size_t>(o)];
-      switch (kind) {
-        case ReduceKind::Sum:
-        case ReduceKind::Mean: a += v; break;
-        case ReduceKind::Max: a = (v > a || v != v) ? v : a; break;
-        case ReduceKind::Min: a = (v < a || v != v) ? v : a; break;
-        case ReduceKind::Prod: a *= v; break;
+    auto each = [&](auto&& f) {
+      std::array<std::int64_t, R + 1> idx{};
+      std::int64_t o = 0;
+      for (std::int64_t i = 0; i < t.count(); ++i) {
+        f(static_cast<std::size_t>(o), static_cast<Acc>(x[i]));
+        for (std::size_t d = R; d-- > 0;) {
+          o += ost[d];
+          if (++idx[d] < t.extents()[d]) break;
+          o -= ost[d] * t.extents()[d];
+          idx[d] = 0;
+        }
       }
-      for (std::size_t d = R; d-- > 0;) {
-        o += ost[d];
-        if (++idx[d] < t.extents()[d]) break;
-        o -= ost[d] * t.extents()[d];
-        idx[d] = 0;
+    };
+    const std::size_t n_out = static_cast<std::size_t>(out.count());
+    auto maxima = [&] {
+      std::vector<Acc> m(n_out, lowest);
+      each([&](std::size_t o, Acc v) { m[o] = (v > m[o] || v != v) ? v : m[o]; });
+      return m;
+    };
+    auto minima = [&] {
+      std::vector<Acc> m(n_out, highest);
+      each([&](std::size_t o, Acc v) { m[o] = (v < m[o] || v != v) ? v : m[o]; });
+      return m;
+    };
+    auto sums = [&](auto&& term) {
+      std::vector<Acc> s(n_out, Acc{0});
+      each([&](std::size_t o, Acc v) { s[o] += term(v); });
+      return s;
+    };
+    // The transcendental finishes are taken in double, and an integer result truncated as ONNX's
+    // reference does.
+    auto store = [&](const std::vector<Acc>& acc, auto&& finish) {
+      for (std::size_t j = 0; j < n_out; ++j) y[j] = static_cast<E>(finish(acc[j]));
+    };
+    auto as_is = [](Acc v) { return v; };
+    switch (kind) {
+      case ReduceKind::Sum: store(sums(as_is), as_is); break;
+      case ReduceKind::Mean:
+        store(sums(as_is), [&](Acc v) -> Acc {
+          if constexpr (std::is_same_v<E, float>) return group > 0 ? v / static_cast<double>(group) : std::numeric_limits<double>::quiet_NaN();
+          else return group > 0 ? v / group : 0;
+        });
+        break;
+      case ReduceKind::Max: store(maxima(), as_is); break;
+      case ReduceKind::Min: store(minima(), as_is); break;
+      case ReduceKind::Prod: {
+        std::vector<Acc> p(n_out, Acc{1});
+        each([&](std::size_t o, Acc v) { p[o] *= v; });
+        store(p, as_is);
+        break;
       }
-    }
-    for (std::int64_t j = 0; j < out.count(); ++j) {
-      Acc v = acc[static_cast<std::size_t>(j)];
-      if (kind == ReduceKind::Mean) {
-        if constexpr (std::is_same_v<E, float>) v = group > 0 ? v / static_cast<double>(group) : std::numeric_limits<double>::quiet_NaN();
-        else v = group > 0 ? v / group : 0;
+      case ReduceKind::L1: store(sums([](Acc v) { return v < 0 ? -v : v; }), as_is); break;
+      case ReduceKind::SumSquare: store(sums([](Acc v) { return v * v; }), as_is); break;
+      case ReduceKind::L2: store(sums([](Acc v) { return v * v; }), [](Acc v) { return std::sqrt(static_cast<double>(v)); }); break;
+      case ReduceKind::LogSum: store(sums(as_is), [](Acc v) { return std::log(static_cast<double>(v)); }); break;
+      case ReduceKind::LogSumExp: {
+        // Shifted by each group's maximum, so no exponential overflows; an infinite or empty
+        // group keeps its maximum.
+        const std::vector<Acc> m = maxima();
+        std::vector<double> s(n_out, 0.0);
+        each([&](std::size_t o, Acc v) { s[o] += std::exp(static_cast<double>(v) - static_cast<double>(m[o])); });
+        for (std::size_t j = 0; j < n_out; ++j) {
+          const double mj = static_cast<double>(m[j]);
+          y[j] = static_cast<E>(std::isfinite(mj) ? mj + std::log(s[j]) : mj);
+        }
+        break;
       }
-      y[j] = static_cast<E>(v);
     }
     return out;
   }
 
-  template <class Out, class E, class L>
-  Tensor<E, Out> reduce_sum(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
-    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Sum);
+#define LOAM_REDUCTION(name, kind)                                                                                       \
+  template <class Out, class E, class L>                                                                                \
+  Tensor<E, Out> name(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true,                 \
+                      bool noop_with_empty_axes = false) const {                                                        \
+    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::kind);                                 \
   }
-  template <class Out, class E, class L>
-  Tensor<E, Out> reduce_mean(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
-    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Mean);
-  }
-  template <class Out, class E, class L>
-  Tensor<E, Out> reduce_max(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
-    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Max);
-  }
-  template <class Out, class E, class L>
-  Tensor<E, Out> reduce_min(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
-    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Min);
-  }
-  template <class Out, class E, class L>
-  Tensor<E, Out> reduce_prod(const Tensor<E, L>& t, std::span<const std::int64_t> axes, bool keepdims = true, bool noop_with_empty_axes = false) const {
-    return reduce_run<Out>(t, axes, keepdims, noop_with_empty_axes, ReduceKind::Prod);
-  }
+  LOAM_REDUCTION(reduce_sum, Sum)
+  LOAM_REDUCTION(reduce_mean, Mean)
+  LOAM_REDUCTION(reduce_max, Max)
+  LOAM_REDUCTION(reduce_min, Min)
+  LOAM_REDUCTION(reduce_prod, Prod)
+  LOAM_REDUCTION(reduce_l1, L1)
+  LOAM_REDUCTION(reduce_l2, L2)
+  LOAM_REDUCTION(reduce_log_sum, LogSum)
+  LOAM_REDUCTION(reduce_log_sum_exp, LogSumExp)
+  LOAM_REDUCTION(reduce_sum_square, SumSquare)
+#undef LOAM_REDUCTION
 
-  // ArgMax along one axis (the first maximum, or the last with select_last_index); NaN wins.
+  // ArgMax (ArgMin) along one axis: the first maximum (minimum), or the last with
+  // select_last_index; NaN wins.
   template <class Out, class E, class L>
   Tensor<std::int64_t, Out> argmax(const Tensor<E, L>& t, std::int64_t axis = 0, bool keepdims = true, bool select_last_index = false) const {
+    return arg_extreme<Out>(t, axis, keepdims, select_last_index, false);
+  }
+  template <class Out, class E, class L>
+  Tensor<std::int64_t, Out> argmin(const Tensor<E, L>& t, std::int64_t axis = 0, bool keepdims = true, bool select_last_index = false) const {
+    return arg_extreme<Out>(t, axis, keepdims, select_last_index, true);
+  }
+
+  template <class Out, class E, class L>
+  static HostTensor<std::int64_t, Out> arg_extreme(const HostTensor<E, L>& t, std::int64_t axis, bool keepdims, bool select_last_index, bool least) {
     constexpr std::size_t R = AxisRank<L>;
-    static_assert(AxisRank<Out> == R || AxisRank<Out> + 1 == R, "argmax: the result keeps the rank, or drops the axis");
-    const std::size_t ax = norm_axis(axis, R, "argmax");
-    if ((AxisRank<Out> == R) != keepdims) throw KernelMisuse("argmax: keepdims disagrees with the result's rank");
+    const char* what = least ? "argmin" : "argmax";
+    static_assert(AxisRank<Out> == R || AxisRank<Out> + 1 == R, "argmax/argmin: the result keeps the rank, or drops the axis");
+    const std::size_t ax = norm_axis(axis, R, what);
+    if ((AxisRank<Out> == R) != keepdims) throw KernelMisuse(std::string(what) + ": keepdims disagrees with the result's rank");
     const std::int64_t len = t.extents()[ax];
-    if (len == 0) throw KernelMisuse("argmax: an empty axis has no maximum");
-    typename Tensor<std::int64_t, Out>::Extents oe{};
+    if (len == 0) throw KernelMisuse(std::string(what) + ": an empty axis has no extreme");
+    typename HostTensor<std::int64_t, Out>::Extents oe{};
     std::size_t at = 0;
     std::int64_t outer = 1, inner = 1;
     for (std::size_t i = 0; i < R; ++i) {
@@ -201,7 +323,7 @@ struct CpuReductions : CpuBase {
       if (i != ax) oe[at++] = t.extents()[i];
       else if (keepdims) oe[at++] = 1;
     }
-    auto out = Tensor<std::int64_t, Out>::uninitialized(oe);
+    auto out = HostTensor<std::int64_t, Out>::uninitialized(oe);
     std::int64_t* y = out.mutable_data_unchecked();
     const E* x = t.data();
     for (std::int64_t o = 0; o < outer; ++o)
@@ -211,12 +333,13 @@ struct CpuReductions : CpuBase {
         E bv = xs[0];
         for (std::int64_t k = 1; k < len; ++k) {
           const E v = xs[k * inner];
+          const bool beats = least ? v < bv : v > bv;
           bool take;
           if constexpr (std::is_same_v<E, float>) {
             if (bv != bv) take = select_last_index && v != v;
-            else take = v != v || v > bv || (select_last_index && v == bv);
+            else take = v != v || beats || (select_last_index && v == bv);
           } else {
-            take = v > bv || (select_last_index && v == bv);
+            take = beats || (select_last_index && v == bv);
           }
           if (take) {
             best = k;

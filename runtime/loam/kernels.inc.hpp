@@ -17,6 +17,7 @@
   OF(global_average_pool) OF(global_max_pool) OF(conv_transpose)                                         \
   /* movement */                                                                                          \
   OF(transpose) OF(slice) OF(split_part) OWN(concat) OF(gather) OF(expand) OF(tile) OF(pad) OWN(range)    \
+  OF(gather_elements) PLAIN(trilu)                                                                        \
   OWN(constant_of_shape)                                                                                  \
   /* resampling */                                                                                        \
   OF(resize)                                                                                              \
@@ -24,5 +25,7 @@
   OF2(rnn) OF2(gru) OF2(lstm)                                                                             \
   /* reductions and normalisations */                                                                     \
   PLAIN(softmax) PLAIN(log_softmax) PLAIN(softmax_flattened) PLAIN(log_softmax_flattened) OF(reduce_sum)  \
-  OF(reduce_mean) OF(reduce_max) OF(reduce_min) OF(reduce_prod) OF(argmax) PLAIN(batch_normalization)     \
+  OF(reduce_mean) OF(reduce_max) OF(reduce_min) OF(reduce_prod) OF(reduce_l1) OF(reduce_l2)               \
+  OF(reduce_log_sum) OF(reduce_log_sum_exp) OF(reduce_sum_square) OF(argmax) OF(argmin)                   \
+  PLAIN(hardmax) PLAIN(hardmax_flattened) PLAIN(cumsum) PLAIN(batch_normalization)                        \
   OF(layer_normalization_statistic) OWN(layer_normalization)

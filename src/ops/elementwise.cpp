@@ -290,7 +290,6 @@ void register_elementwise(std::vector<Operator>& r) {
                .elementwise = true, .regrouping = true, .keeps_narrow_range = true});
   // A shape rule and no kernel yet.
   r.push_back({.op_type = "Gelu", .infer = unary_same, .name_axes = name_like_input});
-  for (const char* op : {"Trilu", "CumSum"}) r.push_back({.op_type = op, .infer = unary_same});
   r.push_back({.op_type = "Clip", .infer = clip, .name_axes = name_like_input, .elementwise = true,
                .keeps_narrow_range = true, .in_scope = true});
   r.push_back({.op_type = "Cast", .infer = cast, .name_axes = name_like_input, .data_operands = first_input,

@@ -105,6 +105,12 @@ void lower_softmax(LowerContext& cx, const Node& n) {
   cx.call(op == "Softmax" ? "softmax" : "log_softmax", {}, {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", -1), "axis")});
 }
 
+void lower_hardmax(LowerContext& cx, const Node& n) {
+  if (cx.info(cx.in(0)).elem != ElementType::F32) cx.error("Hardmax is computed in float");
+  if (n.domain == "loam") cx.call("hardmax_flattened", {}, {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", 1), "axis")});
+  else cx.call("hardmax", {}, {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", -1), "axis")});
+}
+
 void lower_batch_norm(LowerContext& cx, const Node& n) {
   for (std::size_t k = 1; k < n.outputs.size(); ++k)
     if (!n.outputs[k].empty()) cx.error("training-mode outputs are not supported");
@@ -143,10 +149,12 @@ void lower_layer_norm(LowerContext& cx, const Node& n) {
 void register_normalization(std::vector<Operator>& r) {
   for (const char* op : {"Softmax", "LogSoftmax"})
     r.push_back({.op_type = op, .infer = softmax, .name_axes = name_like_input, .lower = lower_softmax, .in_scope = true});
-  r.push_back({.op_type = "Hardmax", .infer = softmax, .name_axes = name_like_input});
+  r.push_back({.op_type = "Hardmax", .infer = softmax, .name_axes = name_like_input, .lower = lower_hardmax, .in_scope = true});
   for (const char* op : {"SoftmaxFlattened", "LogSoftmaxFlattened"})
     r.push_back({.domain = "loam", .op_type = op, .infer = softmax, .name_axes = name_like_input, .lower = lower_softmax,
                  .in_scope = true});
+  r.push_back({.domain = "loam", .op_type = "HardmaxFlattened", .infer = softmax, .name_axes = name_like_input,
+               .lower = lower_hardmax, .in_scope = true});
   r.push_back({.op_type = "BatchNormalization", .infer = batch_norm, .name_axes = name_channel_norm, .lower = lower_batch_norm,
                .in_scope = true});
   r.push_back({.op_type = "InstanceNormalization", .infer = instance_norm, .name_axes = name_channel_norm});

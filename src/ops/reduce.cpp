@@ -1,6 +1,7 @@
-// Reductions over axes: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ... and
-// ArgMax/ArgMin. Integer ReduceProd/ReduceSum/ReduceMax/ReduceMin fold over known values. The reduced
-// axes leave the result's names (or stay at length 1).
+// Reductions over axes: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
+// ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, ArgMax/ArgMin, and the running sum CumSum. Integer ReduceProd, ReduceSum,
+// ReduceMax and ReduceMin fold over known values. The reduced axes leave the result's names (or stay
+// at length 1).
 #include <map>
 #include <set>
 
@@ -118,9 +119,12 @@ void name_reduce(axes::NodeNaming& x) {
 // the runtime's.
 void lower_reduce(LowerContext& cx, const Node& n) {
   static const std::map<std::string, std::string, std::less<>> kernels = {
-      {"ReduceSum", "reduce_sum"}, {"ReduceMean", "reduce_mean"}, {"ReduceMax", "reduce_max"},
-      {"ReduceMin", "reduce_min"}, {"ReduceProd", "reduce_prod"}};
-  TensorInfo out = cx.info(n.outputs.at(0));
+      {"ReduceSum", "reduce_sum"},       {"ReduceMean", "reduce_mean"},      {"ReduceMax", "reduce_max"},
+      {"ReduceMin", "reduce_min"},       {"ReduceProd", "reduce_prod"},      {"ReduceL1", "reduce_l1"},
+      {"ReduceL2", "reduce_l2"},         {"ReduceLogSum", "reduce_log_sum"}, {"ReduceLogSumExp", "reduce_log_sum_exp"},
+      {"ReduceSumSquare", "reduce_sum_square"}};
+  TensorInfo in = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
+  cx.compute_type(in.elem);  // refuses, naming the node, a type no kernel computes in
   std::vector<int64_t> axes = cx.has(1) ? cx.folded_ints(1, "the axes") : cx.attr_ints("axes");
   std::vector<Extent> ax(axes.begin(), axes.end());
   cx.call(kernels.at(n.op_type), {TypeArg::of_axes(out.axes)},
@@ -128,31 +132,48 @@ void lower_reduce(LowerContext& cx, const Node& n) {
            Arg::of_flag(cx.attr_int("noop_with_empty_axes", 0) != 0, "noop_with_empty_axes")});
 }
 
-void lower_argmax(LowerContext& cx, const Node& n) {
-  TensorInfo out = cx.info(n.outputs.at(0));
-  cx.call("argmax", {TypeArg::of_axes(out.axes)},
+void lower_arg_reduce(LowerContext& cx, const Node& n) {
+  TensorInfo in = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
+  cx.compute_type(in.elem);
+  cx.call(n.op_type == "ArgMin" ? "argmin" : "argmax", {TypeArg::of_axes(out.axes)},
           {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", 0), "axis"),
            Arg::of_flag(cx.attr_int("keepdims", 1) != 0, "keepdims"),
            Arg::of_flag(cx.attr_int("select_last_index", 0) != 0, "select_last_index")});
 }
 
+void cumsum(OpContext& c) {
+  const auto& x = c.input(0);
+  const auto& axis = c.input(1);
+  if (axis.elem != ElementType::I64 && axis.elem != ElementType::I32)
+    c.error(c.tensor(1) + " must be an int32 or int64 scalar, not " + element_type_name(axis.elem));
+  if (x.dims.empty()) c.error(c.tensor(0) + " is a scalar; CumSum needs an axis");
+  c.set_output(0, x.elem, x.dims);
+}
+
+// The axis is read at run time (a folded one is a constant of the module); the kernel refuses one
+// outside the rank, naming it.
+void lower_cumsum(LowerContext& cx, const Node&) {
+  cx.compute_type(cx.info(cx.in(0)).elem);
+  cx.call("cumsum", {},
+          {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)), Arg::of_flag(cx.attr_int("exclusive", 0) != 0, "exclusive"),
+           Arg::of_flag(cx.attr_int("reverse", 0) != 0, "reverse"), quoted_name(cx.in(1))});
+}
+
 }  // namespace
 
 void register_reduce(std::vector<Operator>& r) {
-  for (const char* op : {"ReduceMean", "ReduceSum"})
+  for (const char* op : {"ReduceMean", "ReduceSum", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+                         "ReduceSumSquare"})
     r.push_back({.op_type = op, .infer = reduce, .name_axes = name_reduce, .data_operands = first_input, .lower = lower_reduce,
                  .in_scope = true});
   // The maximum and minimum select an element: a narrow integer stays in range.
   for (const char* op : {"ReduceMax", "ReduceMin"})
     r.push_back({.op_type = op, .infer = reduce, .name_axes = name_reduce, .data_operands = first_input, .lower = lower_reduce,
-                 .keeps_narrow_range = true});
-  r.push_back({.op_type = "ReduceProd", .infer = reduce, .name_axes = name_reduce, .data_operands = first_input,
-               .lower = lower_reduce});
-  for (const char* op : {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
-    r.push_back({.op_type = op, .infer = reduce, .name_axes = name_reduce, .data_operands = first_input});
-  r.push_back({.op_type = "ArgMax", .infer = arg_reduce, .name_axes = name_reduce, .data_operands = first_input,
-               .lower = lower_argmax, .in_scope = true});
-  r.push_back({.op_type = "ArgMin", .infer = arg_reduce, .name_axes = name_reduce, .data_operands = first_input});
+                 .keeps_narrow_range = true, .in_scope = true});
+  for (const char* op : {"ArgMax", "ArgMin"})
+    r.push_back({.op_type = op, .infer = arg_reduce, .name_axes = name_reduce, .data_operands = first_input,
+                 .lower = lower_arg_reduce, .in_scope = true});
+  r.push_back({.op_type = "CumSum", .infer = cumsum, .name_axes = name_like_input, .lower = lower_cumsum, .in_scope = true});
 }
 
 }  // namespace loam::ops

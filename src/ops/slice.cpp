@@ -1,4 +1,4 @@
-// Operators that select: Slice, Gather, Pad. Slice reads its bounds at build time; a bound whose
+// Operators that select: Slice, Gather, GatherElements, Pad, Trilu. Slice reads its bounds at build time; a bound whose
 // effect the build cannot decide for every input (a clamp, a bound read from the end, a step count
 // clamped at none) becomes a derived symbol. Each lowers to a call of the runtime's movement kernels.
 #include <algorithm>
@@ -195,6 +195,36 @@ void lower_gather(LowerContext& cx, const Node& n) {
            Arg::of_index(static_cast<int64_t>(cx.norm_axis(cx.attr_int("axis", 0), data.axes.size())), "axis"), quoted_name(idx.name)});
 }
 
+// The kernel checks every index against the gathered axis, naming the indices' tensor.
+void lower_gather_elements(LowerContext& cx, const Node& n) {
+  TensorInfo data = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
+  cx.call("gather_elements", {TypeArg::of_axes(out.axes)},
+          {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)),
+           Arg::of_index(static_cast<int64_t>(cx.norm_axis(cx.attr_int("axis", 0), data.axes.size())), "axis"), quoted_name(cx.in(1))});
+}
+
+// The result has the indices' extents: their axes.
+void name_gather_elements(axes::NodeNaming& x) {
+  const auto& idx = x.axes_of(1);
+  x.complete(0, axes::Partial(idx.begin(), idx.end()));
+}
+
+void trilu(OpContext& c) {
+  const auto& x = c.input(0);
+  if (x.dims.size() < 2) c.error(c.tensor(0) + " has rank " + std::to_string(x.dims.size()) + "; Trilu needs two axes or more");
+  if (c.has_input(1) && c.input(1).elem != ElementType::I64)
+    c.error(c.tensor(1) + " must be an int64 scalar, not " + element_type_name(c.input(1).elem));
+  c.set_output(0, x.elem, x.dims);
+}
+
+// k, where given, is read at run time (a folded one is a constant of the module).
+void lower_trilu(LowerContext& cx, const Node&) {
+  cx.compute_type(cx.info(cx.in(0)).elem);
+  Arg upper = Arg::of_flag(cx.attr_int("upper", 1) != 0, "upper");
+  if (cx.has(1)) cx.call("trilu", {}, {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)), upper, quoted_name(cx.in(1))});
+  else cx.call("trilu", {}, {Arg::of_tensor(cx.in(0)), Arg::of_index(0, "k"), upper});
+}
+
 void lower_pad(LowerContext& cx, const Node& n) {
   TensorInfo in = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
   std::vector<int64_t> pads = cx.folded_ints(1, "the pads");
@@ -238,7 +268,10 @@ void register_slice(std::vector<Operator>& r) {
                .keeps_narrow_range = true, .in_scope = true});
   r.push_back({.op_type = "Pad", .infer = pad, .name_axes = name_like_input, .data_operands = first_input,
                .lower = lower_pad, .keeps_narrow_range = true, .in_scope = true});
-  r.push_back({.op_type = "GatherElements", .infer = gather_elements});
+  r.push_back({.op_type = "GatherElements", .infer = gather_elements, .name_axes = name_gather_elements,
+               .lower = lower_gather_elements, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Trilu", .infer = trilu, .name_axes = name_like_input, .lower = lower_trilu,
+               .keeps_narrow_range = true, .in_scope = true});
 }
 
 }  // namespace loam::ops
