@@ -95,6 +95,9 @@ class SafetensorsView {
       } else {
         return fail(e->name, "", "dtype " + e->dtype + " where the graph has float");
       }
+    } else if constexpr (std::is_same_v<E, double>) {
+      if (e->dtype != "F64") return fail(e->name, "", "dtype " + e->dtype + " where the graph has double");
+      if (n) std::memcpy(d, raw.data(), n * sizeof(double));
     } else if constexpr (std::is_same_v<E, std::int64_t>) {
       if (e->dtype != "I64") return fail(e->name, "", "dtype " + e->dtype + " where the graph has int64");
       if (n) std::memcpy(d, raw.data(), n * sizeof(std::int64_t));

@@ -12,7 +12,7 @@ concept NarrowInteger = std::same_as<E, std::int8_t> || std::same_as<E, std::uin
                         std::same_as<E, std::uint16_t> || std::same_as<E, std::int32_t> || std::same_as<E, std::uint32_t>;
 
 template <class E>
-concept Element = std::same_as<E, float> || std::same_as<E, std::int64_t> || std::same_as<E, bool> ||
+concept Element = std::same_as<E, float> || std::same_as<E, double> || std::same_as<E, std::int64_t> || std::same_as<E, bool> ||
                   std::same_as<E, Half> || std::same_as<E, BFloat16> || NarrowInteger<E>;
 
 // The element count of a shape, refusing negative extents and a count past int64.
@@ -100,7 +100,7 @@ class Tensor;
 
 template <class E, class... A>
 class Tensor<E, Axes<A...>> {
-  static_assert(Element<E>, "Tensor: the element type must be float, int64_t, bool, Half, BFloat16 or an integer of 8, 16 or 32 bits");
+  static_assert(Element<E>, "Tensor: the element type must be float, double, int64_t, bool, Half, BFloat16 or an integer of 8, 16 or 32 bits");
 
  public:
   using ElementType = E;

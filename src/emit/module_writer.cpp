@@ -100,7 +100,7 @@ class Writer {
     std::string e = cpp_element_type(t.elem);
     if (e.empty())
       fail(o_.source_name + ": tensor '" + t.name + "': element type " + element_type_name(t.elem) +
-           " cannot cross the module's boundary (float, float16, bfloat16, bool and the integers of 8 to 64 bits but uint64 can)");
+           " cannot cross the module's boundary (float, double, float16, bfloat16, bool and the integers of 8 to 64 bits but uint64 can)");
     return "Tensor<" + e + ", " + axes_cpp(t.axes) + ">";
   }
   std::string device_type(const TensorInfo& t) {

@@ -13,6 +13,7 @@ namespace loam::lower {
 std::string cpp_element_type(ElementType t) {
   switch (t) {
     case ElementType::F32: return "float";
+    case ElementType::F64: return "double";
     case ElementType::I64: return "std::int64_t";
     case ElementType::Bool: return "bool";
     case ElementType::F16: return "Half";
