@@ -57,7 +57,12 @@ Arg Arg::of_element(ElementType t, double v, const std::string& hint) {
   CallConstant c{loom::Scalar::F32, 0, hint};
   if (t == ElementType::Bool) c = {loom::Scalar::I1, v != 0 ? 1u : 0u, hint};
   else if (compute == "float") c.bits = loom::float_bits(v, loom::Scalar::F32);
-  else c = {loom::Scalar::I64, static_cast<std::uint64_t>(static_cast<std::int64_t>(v)), hint};
+  else if (compute == "double") {
+    c = {loom::Scalar::F64, loom::float_bits(v, loom::Scalar::F64), hint};
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return of_code(std::string("static_cast<double>(") + buf + ")", {c});
+  } else c = {loom::Scalar::I64, static_cast<std::uint64_t>(static_cast<std::int64_t>(v)), hint};
   return of_code("static_cast<" + compute + ">(" + float_text(v) + ")", {c});
 }
 
@@ -303,6 +308,19 @@ void provide_tensor(LowerContext& cx, const std::string& name, std::set<std::str
   defined.insert(name);
 }
 
+namespace {
+
+// A kernel written for float alone is refused a double operand or result here, by name, rather
+// than left to fail the module's compilation.
+void refuse_double(const LowerContext& cx, const Node& n) {
+  for (const auto* list : {&n.inputs, &n.outputs})
+    for (const auto& t : *list)
+      if (!t.empty() && cx.value(t).elem == ElementType::F64)
+        cx.error("computes in float: its kernels take no double (tensor '" + t + "')");
+}
+
+}  // namespace
+
 void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::NodeState>& nodes,
                  std::set<std::string>& defined) {
   // The fusion plan speaks of the top-level graph's nodes (a branch's block is lowered unfused).
@@ -329,8 +347,10 @@ void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::Nod
     const ops::Operator* op = cx.st.operators->find(n);
     if (ns.branches) lower_if(cx, n, *ns.branches, defined);
     else if (lower_elementwise(cx, n)) {
-    } else if (op && op->lower) op->lower(cx, n);
-    else cx.error(std::string("no kernel computes operator ") + (n.domain.empty() ? "" : n.domain + ".") + n.op_type);
+    } else if (op && op->lower) {
+      if (!op->computes_double) refuse_double(cx, n);
+      op->lower(cx, n);
+    } else cx.error(std::string("no kernel computes operator ") + (n.domain.empty() ? "" : n.domain + ".") + n.op_type);
     for (const auto& o : n.outputs)
       if (!o.empty() && !ns.branches && is_narrow_integer(cx.value(o).elem) && !(op && op->keeps_narrow_range))
         cx.error(std::string("computes '") + o + "' in " + element_type_name(cx.value(o).elem) +

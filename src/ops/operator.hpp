@@ -53,6 +53,9 @@ struct Operator {
   // A narrow integer result stays in its type's range as lowered: the operator moves, selects or
   // compares elements, or its lowering wraps where the definition leaves the range.
   bool keeps_narrow_range = false;
+  // Its kernels are templates over the element type that take double too (the rest compute in
+  // float, and the lowering refuses a double operand or result by name).
+  bool computes_double = false;
   // `test-case` runs backend cases of this operator (its kernels are whole: every form ONNX defines).
   bool in_scope = false;
   const UnaryOp* unary = nullptr;    // the unary elementwise record (unary.hpp)

@@ -165,15 +165,15 @@ void register_reduce(std::vector<Operator>& r) {
   for (const char* op : {"ReduceMean", "ReduceSum", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
                          "ReduceSumSquare"})
     r.push_back({.op_type = op, .infer = reduce, .name_axes = name_reduce, .data_operands = first_input, .lower = lower_reduce,
-                 .in_scope = true});
+                 .computes_double = true, .in_scope = true});
   // The maximum and minimum select an element: a narrow integer stays in range.
   for (const char* op : {"ReduceMax", "ReduceMin"})
     r.push_back({.op_type = op, .infer = reduce, .name_axes = name_reduce, .data_operands = first_input, .lower = lower_reduce,
-                 .keeps_narrow_range = true, .in_scope = true});
+                 .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   for (const char* op : {"ArgMax", "ArgMin"})
     r.push_back({.op_type = op, .infer = arg_reduce, .name_axes = name_reduce, .data_operands = first_input,
-                 .lower = lower_arg_reduce, .in_scope = true});
-  r.push_back({.op_type = "CumSum", .infer = cumsum, .name_axes = name_like_input, .lower = lower_cumsum, .in_scope = true});
+                 .lower = lower_arg_reduce, .computes_double = true, .in_scope = true});
+  r.push_back({.op_type = "CumSum", .infer = cumsum, .name_axes = name_like_input, .lower = lower_cumsum, .computes_double = true, .in_scope = true});
 }
 
 }  // namespace loam::ops

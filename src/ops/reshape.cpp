@@ -465,23 +465,23 @@ void lower_split(LowerContext& cx, const Node& n) {
 void register_reshape(std::vector<Operator>& r) {
   // Each moves or picks elements: a narrow integer stays in range.
   r.push_back({.op_type = "Reshape", .infer = reshape, .name_axes = name_regrouping, .data_operands = first_input,
-               .lower = lower_regrouping, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_regrouping, .regrouping = true, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Flatten", .infer = flatten, .name_axes = name_regrouping, .data_operands = first_input,
-               .lower = lower_regrouping, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_regrouping, .regrouping = true, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Unsqueeze", .infer = unsqueeze, .name_axes = name_unsqueeze, .data_operands = first_input,
-               .lower = lower_regrouping, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_regrouping, .regrouping = true, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Squeeze", .infer = squeeze, .name_axes = name_squeeze, .data_operands = first_input,
-               .lower = lower_regrouping, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_regrouping, .regrouping = true, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Transpose", .infer = transpose, .name_axes = name_transpose, .data_operands = first_input,
-               .lower = lower_transpose, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_transpose, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Expand", .infer = expand, .name_axes = name_expand, .data_operands = first_input,
-               .lower = lower_expand, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_expand, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Tile", .infer = tile, .name_axes = name_like_input, .data_operands = first_input,
-               .lower = lower_tile, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_tile, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Concat", .infer = concat, .name_axes = name_concat, .lower = lower_concat,
-               .keeps_narrow_range = true, .in_scope = true});
+               .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Split", .infer = split, .name_axes = name_like_input, .data_operands = first_input,
-               .lower = lower_split, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_split, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
 }
 
 }  // namespace loam::ops

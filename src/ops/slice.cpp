@@ -263,15 +263,15 @@ void lower_pad(LowerContext& cx, const Node& n) {
 void register_slice(std::vector<Operator>& r) {
   // Each picks elements: a narrow integer stays in range.
   r.push_back({.op_type = "Slice", .infer = slice, .name_axes = name_like_input, .data_operands = first_input,
-               .lower = lower_slice, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_slice, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Gather", .infer = gather, .name_axes = name_gather, .lower = lower_gather,
-               .keeps_narrow_range = true, .in_scope = true});
+               .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Pad", .infer = pad, .name_axes = name_like_input, .data_operands = first_input,
-               .lower = lower_pad, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_pad, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "GatherElements", .infer = gather_elements, .name_axes = name_gather_elements,
-               .lower = lower_gather_elements, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_gather_elements, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Trilu", .infer = trilu, .name_axes = name_like_input, .lower = lower_trilu,
-               .keeps_narrow_range = true, .in_scope = true});
+               .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
 }
 
 }  // namespace loam::ops
