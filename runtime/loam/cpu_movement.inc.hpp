@@ -2,6 +2,7 @@
 // Range and ConstantOfShape.
 
 enum class PadMode : std::uint8_t { Constant, Reflect, Edge, Wrap };
+enum class ScatterReduction : std::uint8_t { None, Add, Mul, Max, Min };
 
 struct CpuMovement : CpuBase {
   // ---------------------------------------------------------------- moving elements
@@ -226,6 +227,226 @@ struct CpuMovement : CpuBase {
   Tensor<E, L> trilu(const Tensor<E, L>& t, const Tensor<K, LK>& k, bool upper, std::string_view k_name = "k") const {
     if (k.count() != 1) throw KernelRefusal(InputError{std::string(k_name), "", "", "k must be one integer, not " + std::to_string(k.count())});
     return trilu(t, static_cast<std::int64_t>(k.data()[0]), upper);
+  }
+
+  // DepthToSpace over [N, C, H, W]: out[n, c, h*b + i, w*b + j] = x[n, (i*b + j)*C' + c, h, w] (DCR),
+  // or x[n, c*b*b + i*b + j, h, w] (CRD), C' = C / (b*b).
+  template <class Out, class E, class L>
+  Tensor<E, Out> depth_to_space(const Tensor<E, L>& x, std::int64_t b, bool crd) const {
+    static_assert(AxisRank<L> == 4 && AxisRank<Out> == 4, "depth_to_space: [N, C, H, W]");
+    const auto& e = x.extents();
+    if (b < 1 || e[1] % (b * b) != 0) throw KernelMisuse("depth_to_space: the channels are not a multiple of blocksize squared");
+    const std::int64_t n = e[0], c = e[1] / (b * b), h = e[2], w = e[3];
+    auto out = Tensor<E, Out>::uninitialized({n, c, h * b, w * b});
+    const E* s = x.data();
+    E* y = out.mutable_data_unchecked();
+    for (std::int64_t in = 0; in < n; ++in)
+      for (std::int64_t ic = 0; ic < c; ++ic)
+        for (std::int64_t oh = 0; oh < h * b; ++oh)
+          for (std::int64_t ow = 0; ow < w * b; ++ow) {
+            const std::int64_t i = oh % b, j = ow % b;
+            const std::int64_t sc = crd ? ic * b * b + i * b + j : (i * b + j) * c + ic;
+            *y++ = s[((in * e[1] + sc) * h + oh / b) * w + ow / b];
+          }
+    return out;
+  }
+
+  // SpaceToDepth over [N, C, H, W]: out[n, (i*b + j)*C + c, h, w] = x[n, c, h*b + i, w*b + j].
+  template <class Out, class E, class L>
+  Tensor<E, Out> space_to_depth(const Tensor<E, L>& x, std::int64_t b) const {
+    static_assert(AxisRank<L> == 4 && AxisRank<Out> == 4, "space_to_depth: [N, C, H, W]");
+    const auto& e = x.extents();
+    if (b < 1 || e[2] % b != 0 || e[3] % b != 0) throw KernelMisuse("space_to_depth: the rows or columns are not a multiple of blocksize");
+    const std::int64_t n = e[0], c = e[1], h = e[2] / b, w = e[3] / b;
+    auto out = Tensor<E, Out>::uninitialized({n, c * b * b, h, w});
+    const E* s = x.data();
+    E* y = out.mutable_data_unchecked();
+    for (std::int64_t in = 0; in < n; ++in)
+      for (std::int64_t oc = 0; oc < c * b * b; ++oc)
+        for (std::int64_t oh = 0; oh < h; ++oh)
+          for (std::int64_t ow = 0; ow < w; ++ow) {
+            const std::int64_t ij = oc / c, ic = oc % c, i = ij / b, j = ij % b;
+            *y++ = s[((in * c + ic) * e[2] + oh * b + i) * e[3] + ow * b + j];
+          }
+    return out;
+  }
+
+  // OneHot: indices' extents with `depth` inserted at `axis`; values[1] where the index (negative
+  // ones counted from depth, a float truncated) names the position, values[0] elsewhere. An index
+  // outside [-depth, depth) names none.
+  template <class Out, class E, class I, class LI, class LV>
+  Tensor<E, Out> one_hot(const Tensor<I, LI>& indices, std::int64_t depth, const Tensor<E, LV>& values, std::int64_t axis) const {
+    constexpr std::size_t R = AxisRank<LI>;
+    static_assert(AxisRank<Out> == R + 1 && AxisRank<LV> == 1, "one_hot: the result has one axis more than the indices");
+    if (values.count() != 2) throw KernelMisuse("one_hot: values holds [off, on]");
+    const std::size_t ax = norm_axis(axis, R + 1, "one_hot");
+    typename Tensor<E, Out>::Extents oe{};
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0, at = 0; i <= R; ++i) {
+      if (i == ax) oe[i] = depth;
+      else oe[i] = indices.extents()[at++];
+    }
+    for (std::size_t i = 0; i < ax; ++i) outer *= indices.extents()[i];
+    for (std::size_t i = ax; i < R; ++i) inner *= indices.extents()[i];
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    const E off = values.data()[0], on = values.data()[1];
+    E* y = out.mutable_data_unchecked();
+    std::fill(y, y + out.count(), off);
+    const I* ix = indices.data();
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const auto raw = ix[o * inner + i];
+        if constexpr (std::is_floating_point_v<I>)
+          if (!(raw > -static_cast<double>(depth) - 1 && raw < static_cast<double>(depth))) continue;
+        std::int64_t d = static_cast<std::int64_t>(raw);
+        if (d < 0) d += depth;
+        if (d < 0 || d >= depth) continue;
+        y[(o * depth + d) * inner + i] = on;
+      }
+    return out;
+  }
+
+  // GatherND: each row of indices [..., k] picks the slice data[batch..., i0, ..., ik-1, ...] past
+  // the first batch_dims axes. Every index is checked first; one outside [-extent, extent) throws
+  // KernelRefusal naming `indices_name`.
+  template <class Out, class E, class LD, class LI>
+  Tensor<E, Out> gather_nd(const Tensor<E, LD>& data, const Tensor<std::int64_t, LI>& indices, std::int64_t batch_dims,
+                           std::string_view indices_name = "indices") const {
+    constexpr std::size_t R = AxisRank<LD>, Q = AxisRank<LI>;
+    static_assert(R >= 1 && Q >= 1, "gather_nd: data and indices of rank 1 or more");
+    const std::size_t b = static_cast<std::size_t>(batch_dims);
+    const std::int64_t k = indices.extents()[Q - 1];
+    if (batch_dims < 0 || b >= std::min(R, Q) || k < 1 || b + static_cast<std::size_t>(k) > R)
+      throw KernelMisuse("gather_nd: batch_dims or the index depth does not fit the ranks");
+    if (AxisRank<Out> != Q - 1 + R - b - static_cast<std::size_t>(k)) throw KernelMisuse("gather_nd: the result's rank");
+    std::int64_t batches = 1, per_batch = 1, slice = 1;
+    for (std::size_t i = 0; i < b; ++i) {
+      if (data.extents()[i] != indices.extents()[i]) throw KernelMisuse("gather_nd: the batch axes differ");
+      batches *= data.extents()[i];
+    }
+    for (std::size_t i = b; i + 1 < Q; ++i) per_batch *= indices.extents()[i];
+    for (std::size_t i = b + static_cast<std::size_t>(k); i < R; ++i) slice *= data.extents()[i];
+    std::array<std::int64_t, R + 1> stride{};
+    stride[R] = 1;
+    for (std::size_t i = R; i-- > 0;) stride[i] = stride[i + 1] * data.extents()[i];
+    const std::int64_t* ix = indices.data();
+    for (std::int64_t i = 0; i < indices.count(); ++i) {
+      const std::int64_t dim = data.extents()[b + static_cast<std::size_t>(i % k)];
+      if (ix[i] < -dim || ix[i] >= dim)
+        throw KernelRefusal(InputError{std::string(indices_name), "", "",
+                                       "index " + std::to_string(ix[i]) + " at element " + std::to_string(i) + " lies outside an axis of " + std::to_string(dim)});
+    }
+    typename Tensor<E, Out>::Extents oe{};
+    std::size_t at = 0;
+    for (std::size_t i = 0; i + 1 < Q; ++i) oe[at++] = indices.extents()[i];
+    for (std::size_t i = b + static_cast<std::size_t>(k); i < R; ++i) oe[at++] = data.extents()[i];
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    const E* d = data.data();
+    E* y = out.mutable_data_unchecked();
+    for (std::int64_t bi = 0; bi < batches; ++bi)
+      for (std::int64_t j = 0; j < per_batch; ++j) {
+        const std::int64_t* row = ix + (bi * per_batch + j) * k;
+        std::int64_t from = bi * stride[b];
+        for (std::int64_t t = 0; t < k; ++t) {
+          const std::size_t a = b + static_cast<std::size_t>(t);
+          from += (row[t] < 0 ? row[t] + data.extents()[a] : row[t]) * stride[a + 1];
+        }
+        std::copy(d + from, d + from + slice, y + (bi * per_batch + j) * slice);
+      }
+    return out;
+  }
+
+  template <class E>
+  static void scatter_into(E& to, E v, ScatterReduction r) {
+    switch (r) {
+      case ScatterReduction::None: to = v; break;
+      case ScatterReduction::Add: to = static_cast<E>(to + v); break;
+      case ScatterReduction::Mul: to = static_cast<E>(to * v); break;
+      case ScatterReduction::Max: to = v > to ? v : to; break;
+      case ScatterReduction::Min: to = v < to ? v : to; break;
+    }
+  }
+
+  // ScatterND: data with each row of indices [..., k] naming a slice that the matching slice of
+  // updates replaces (or combines into), in order. Indices are checked as gather_nd's.
+  template <class E, class LD, class LI, class LU>
+  Tensor<E, LD> scatter_nd(const Tensor<E, LD>& data, const Tensor<std::int64_t, LI>& indices, const Tensor<E, LU>& updates,
+                           ScatterReduction reduction, std::string_view indices_name = "indices") const {
+    constexpr std::size_t R = AxisRank<LD>, Q = AxisRank<LI>;
+    static_assert(Q >= 1, "scatter_nd: indices of rank 1 or more");
+    const std::int64_t k = indices.extents()[Q - 1];
+    if (k < 1 || static_cast<std::size_t>(k) > R) throw KernelMisuse("scatter_nd: the index depth does not fit data's rank");
+    std::int64_t rows = 1, slice = 1;
+    for (std::size_t i = 0; i + 1 < Q; ++i) rows *= indices.extents()[i];
+    for (std::size_t i = static_cast<std::size_t>(k); i < R; ++i) slice *= data.extents()[i];
+    if (updates.count() != rows * slice) throw KernelMisuse("scatter_nd: the updates' extents disagree with the indices and data");
+    const std::int64_t* ix = indices.data();
+    for (std::int64_t i = 0; i < indices.count(); ++i) {
+      const std::int64_t dim = data.extents()[static_cast<std::size_t>(i % k)];
+      if (ix[i] < -dim || ix[i] >= dim)
+        throw KernelRefusal(InputError{std::string(indices_name), "", "",
+                                       "index " + std::to_string(ix[i]) + " at element " + std::to_string(i) + " lies outside an axis of " + std::to_string(dim)});
+    }
+    std::array<std::int64_t, R + 1> stride{};
+    stride[R] = 1;
+    for (std::size_t i = R; i-- > 0;) stride[i] = stride[i + 1] * data.extents()[i];
+    auto out = Tensor<E, LD>::uninitialized(data.extents());
+    E* y = out.mutable_data_unchecked();
+    if (data.count() > 0) std::copy(data.data(), data.data() + data.count(), y);
+    const E* u = updates.data();
+    for (std::int64_t j = 0; j < rows; ++j) {
+      std::int64_t to = 0;
+      for (std::int64_t t = 0; t < k; ++t) {
+        const std::int64_t v = ix[j * k + t];
+        to += (v < 0 ? v + data.extents()[static_cast<std::size_t>(t)] : v) * stride[static_cast<std::size_t>(t) + 1];
+      }
+      for (std::int64_t e = 0; e < slice; ++e) scatter_into(y[to + e], u[j * slice + e], reduction);
+    }
+    return out;
+  }
+
+  // ScatterElements: data with updates[i] written (or combined) at i with its `axis` coordinate
+  // replaced by indices[i], in order. Indices are checked as gather_elements'.
+  template <class E, class I, class LD, class LI, class LU>
+  Tensor<E, LD> scatter_elements(const Tensor<E, LD>& data, const Tensor<I, LI>& indices, const Tensor<E, LU>& updates, std::int64_t axis,
+                                 ScatterReduction reduction, std::string_view indices_name = "indices") const {
+    constexpr std::size_t R = AxisRank<LD>;
+    static_assert(AxisRank<LI> == R && AxisRank<LU> == R, "scatter_elements: data, indices and updates share a rank");
+    const std::size_t ax = norm_axis(axis, R, "scatter_elements");
+    for (std::size_t i = 0; i < R; ++i) {
+      if (updates.extents()[i] != indices.extents()[i]) throw KernelMisuse("scatter_elements: the updates' extents are not the indices'");
+      if (i != ax && indices.extents()[i] > data.extents()[i])
+        throw KernelRefusal(InputError{std::string(indices_name), "", "",
+                                       "axis " + std::to_string(i) + " of " + std::to_string(indices.extents()[i]) +
+                                           " is longer than the data's " + std::to_string(data.extents()[i])});
+    }
+    const std::int64_t dim = data.extents()[ax];
+    const I* ix = indices.data();
+    for (std::int64_t i = 0; i < indices.count(); ++i)
+      if (ix[i] < -dim || ix[i] >= dim)
+        throw KernelRefusal(InputError{std::string(indices_name), "", "",
+                                       "index " + std::to_string(ix[i]) + " at element " + std::to_string(i) + " lies outside an axis of " + std::to_string(dim)});
+    std::array<std::int64_t, R + 1> stride{};
+    stride[R] = 1;
+    for (std::size_t i = R; i-- > 0;) stride[i] = stride[i + 1] * data.extents()[i];
+    auto out = Tensor<E, LD>::uninitialized(data.extents());
+    E* y = out.mutable_data_unchecked();
+    if (data.count() > 0) std::copy(data.data(), data.data() + data.count(), y);
+    const E* u = updates.data();
+    std::array<std::int64_t, R + 1> idx{};
+    for (std::int64_t i = 0; i < indices.count(); ++i) {
+      std::int64_t to = 0;
+      for (std::size_t a = 0; a < R; ++a) {
+        const std::int64_t c = a == ax ? (ix[i] < 0 ? std::int64_t{ix[i]} + dim : std::int64_t{ix[i]}) : idx[a];
+        to += c * stride[a + 1];
+      }
+      scatter_into(y[to], u[i], reduction);
+      for (std::size_t a = R; a-- > 0;) {
+        if (++idx[a] < indices.extents()[a]) break;
+        idx[a] = 0;
+      }
+    }
+    return out;
   }
 
   // Expand: t broadcast against `shape` (both ways, as ONNX reads it).

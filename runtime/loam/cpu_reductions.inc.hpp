@@ -144,6 +144,52 @@ struct CpuReductions : CpuBase {
     return out;
   }
 
+  // TopK along `axis`: the k largest (smallest) elements of each lane, sorted, ties to the lower
+  // index, and their indices. A k past the axis throws KernelRefusal naming `k_name`.
+  template <class Out, class OutI, class E, class L>
+  std::tuple<Tensor<E, Out>, Tensor<std::int64_t, OutI>> top_k(const Tensor<E, L>& x, std::int64_t k, std::int64_t axis, bool largest,
+                                                               std::string_view k_name = "K") const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(AxisRank<Out> == R && AxisRank<OutI> == R, "top_k: the results keep the input's rank");
+    const std::size_t ax = norm_axis(axis, R, "top_k");
+    const std::int64_t len = x.extents()[ax];
+    if (k < 0 || k > len)
+      throw KernelRefusal(InputError{std::string(k_name), "", "", "K is " + std::to_string(k) + ", outside [0, " + std::to_string(len) + "]"});
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= x.extents()[i];
+    for (std::size_t i = ax + 1; i < R; ++i) inner *= x.extents()[i];
+    auto oe = x.extents();
+    oe[ax] = k;
+    auto values = Tensor<E, Out>::uninitialized(oe);
+    auto indices = Tensor<std::int64_t, OutI>::uninitialized(oe);
+    const E* s = x.data();
+    E* v = values.mutable_data_unchecked();
+    std::int64_t* ix = indices.mutable_data_unchecked();
+    std::vector<std::int64_t> order(static_cast<std::size_t>(len));
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const E* lane = s + o * len * inner + i;
+        for (std::int64_t j = 0; j < len; ++j) order[static_cast<std::size_t>(j)] = j;
+        // NaN ranks above every number, as onnxruntime orders it.
+        auto before = [&](std::int64_t a, std::int64_t b) {
+          const E ea = lane[a * inner], eb = lane[b * inner];
+          if constexpr (std::is_floating_point_v<E>) {
+            const bool na = ea != ea, nb = eb != eb;
+            if (na || nb) return na && !nb ? largest : (!na && nb ? !largest : a < b);
+          }
+          if (ea != eb) return largest ? ea > eb : ea < eb;
+          return a < b;
+        };
+        std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+        for (std::int64_t j = 0; j < k; ++j) {
+          const std::int64_t at = (o * k + j) * inner + i;
+          ix[at] = order[static_cast<std::size_t>(j)];
+          v[at] = lane[ix[at] * inner];
+        }
+      }
+    return {std::move(values), std::move(indices)};
+  }
+
   enum class ReduceKind : std::uint8_t { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
   // Reduce over `axes` (empty: every axis, unless noop_with_empty_axes), keeping reduced axes as

@@ -17,7 +17,8 @@
   OF(global_average_pool) OF(global_max_pool) OF(conv_transpose)                                         \
   /* movement */                                                                                          \
   OF(transpose) OF(slice) OF(split_part) OWN(concat) OF(gather) OF(expand) OF(tile) OF(pad) OWN(range)    \
-  OF(gather_elements) PLAIN(trilu)                                                                        \
+  OF(gather_elements) OF(gather_nd) PLAIN(scatter_nd) PLAIN(scatter_elements) PLAIN(trilu)                \
+  OF(depth_to_space) OF(space_to_depth) OF(one_hot)                                                       \
   OWN(constant_of_shape)                                                                                  \
   /* resampling */                                                                                        \
   OF(resize)                                                                                              \
@@ -26,6 +27,6 @@
   /* reductions and normalisations */                                                                     \
   PLAIN(softmax) PLAIN(log_softmax) PLAIN(softmax_flattened) PLAIN(log_softmax_flattened) OF(reduce_sum)  \
   OF(reduce_mean) OF(reduce_max) OF(reduce_min) OF(reduce_prod) OF(reduce_l1) OF(reduce_l2)               \
-  OF(reduce_log_sum) OF(reduce_log_sum_exp) OF(reduce_sum_square) OF(argmax) OF(argmin)                   \
+  OF(reduce_log_sum) OF(reduce_log_sum_exp) OF(reduce_sum_square) OF(argmax) OF(argmin) OF2(top_k)       \
   PLAIN(hardmax) PLAIN(hardmax_flattened) PLAIN(cumsum) PLAIN(batch_normalization)                        \
   OF(layer_normalization_statistic) OWN(layer_normalization)

@@ -382,7 +382,8 @@ void lower_conv_transpose(LowerContext& cx, const Node& n) {
 }
 
 void lower_global_pool(LowerContext& cx, const Node& n) {
-  TensorInfo out = cx.info(n.outputs.at(0));
+  TensorInfo in = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
+  if (in.elem != ElementType::F32) cx.error(std::string("the pool kernels compute in float, not in ") + element_type_name(in.elem));
   cx.call(n.op_type == "GlobalAveragePool" ? "global_average_pool" : "global_max_pool", {TypeArg::of_axes(out.axes)},
           {Arg::of_tensor(cx.in(0))});
 }
@@ -400,7 +401,8 @@ void register_conv_pool(std::vector<Operator>& r) {
                .in_scope = true});
   r.push_back({.op_type = "GlobalAveragePool", .infer = global_pool, .name_axes = name_pool, .lower = lower_global_pool,
                .in_scope = true});
-  r.push_back({.op_type = "GlobalMaxPool", .infer = global_pool, .name_axes = name_pool, .lower = lower_global_pool});
+  r.push_back({.op_type = "GlobalMaxPool", .infer = global_pool, .name_axes = name_pool, .lower = lower_global_pool,
+               .in_scope = true});
 }
 
 }  // namespace loam::ops

@@ -1,5 +1,5 @@
 // Reductions over axes: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
-// ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, ArgMax/ArgMin, and the running sum CumSum. Integer ReduceProd, ReduceSum,
+// ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, ArgMax/ArgMin, TopK, and the running sum CumSum. Integer ReduceProd, ReduceSum,
 // ReduceMax and ReduceMin fold over known values. The reduced axes leave the result's names (or stay
 // at length 1).
 #include <map>
@@ -159,6 +159,76 @@ void lower_cumsum(LowerContext& cx, const Node&) {
            Arg::of_flag(cx.attr_int("reverse", 0) != 0, "reverse"), quoted_name(cx.in(1))});
 }
 
+// TopK: the k largest (or smallest) elements along an axis and their indices. k is an extent the
+// build knows (opset 10 on: the input K; before: the attribute); the kernel refuses one past the
+// axis, naming K.
+Extent top_k_count(const OpContext& c) {
+  if (c.has_input(1)) {
+    const auto& k = c.known_ints(1, "K");
+    if (k.size() != 1) c.error(c.tensor(1) + " must hold one element, not " + std::to_string(k.size()));
+    return k[0];
+  }
+  auto k = c.attr_int_opt("k");
+  if (!k) c.error("attribute 'k' must be given");
+  return Extent(*k);
+}
+
+void top_k(OpContext& c) {
+  const auto& x = c.input(0);
+  if (x.dims.empty()) c.error(c.tensor(0) + " is a scalar; TopK needs an axis");
+  std::size_t ax = c.axis(c.attr_int("axis", -1), x.dims.size(), "attribute 'axis'");
+  Extent k = top_k_count(c);
+  if (k.is_constant() && *k.constant() < 0) c.error("K is " + k.to_string() + ", below 0");
+  if (k.is_constant() && x.dims[ax].is_constant() && *k.constant() > *x.dims[ax].constant())
+    c.error("K is " + k.to_string() + ", past the axis of " + x.dims[ax].to_string());
+  std::vector<Extent> out = x.dims;
+  out[ax] = k;
+  c.set_output(0, x.elem, out);
+  if (c.out.size() > 1) c.set_output(1, ElementType::I64, out);
+}
+
+// The axis keeps its name where k is its whole length; else it is the layout's.
+void name_top_k(axes::NodeNaming& x) {
+  const auto& in = x.axes_of(0);
+  std::size_t ax = x.norm_axis(x.int_attr("axis", -1), in.size());
+  axes::Partial p(in.begin(), in.end());
+  for (std::size_t k = 0; k < x.node.outputs.size() && k < 2; ++k) {
+    if (x.node.outputs[k].empty()) continue;
+    axes::Partial pk = p;
+    if (!(x.dims_of(x.node.outputs[k]).at(ax) == x.input_dims(0).at(ax))) pk[ax].reset();
+    x.complete(k, pk);
+  }
+}
+
+void lower_top_k(LowerContext& cx, const Node& n) {
+  TensorInfo x = cx.info(cx.in(0));
+  cx.compute_type(x.elem);
+  std::size_t ax = cx.norm_axis(cx.attr_int("axis", -1), x.axes.size());
+  // A result the graph does not read is a local of the call's, shaped as the one it reads.
+  std::optional<TensorInfo> given;
+  for (std::size_t k = 0; k < 2 && !given; ++k)
+    if (k < n.outputs.size() && !n.outputs[k].empty()) given = cx.info(n.outputs[k]);
+  if (!given) cx.error("none of its results is read");
+  std::vector<std::string> names;
+  std::vector<TensorInfo> infos;
+  for (std::size_t k = 0; k < 2; ++k) {
+    if (k < n.outputs.size() && !n.outputs[k].empty()) {
+      names.push_back(n.outputs[k]);
+      infos.push_back(cx.info(n.outputs[k]));
+      continue;
+    }
+    std::string local = given->name + "@unread" + std::to_string(k);
+    TensorInfo info{local, k == 0 ? x.elem : ElementType::I64, given->axes, given->dims};
+    cx.synthetic[local] = info;
+    names.push_back(local);
+    infos.push_back(info);
+  }
+  cx.call("top_k", {TypeArg::of_axes(infos[0].axes), TypeArg::of_axes(infos[1].axes)},
+          {Arg::of_tensor(cx.in(0)), Arg::of_scalar(infos[0].dims.at(ax)), Arg::of_index(static_cast<int64_t>(ax), "axis"),
+           Arg::of_flag(cx.attr_int("largest", 1) != 0, "largest"), quoted_name(cx.has(1) ? cx.in(1) : std::string("k"))},
+          names);
+}
+
 }  // namespace
 
 void register_reduce(std::vector<Operator>& r) {
@@ -173,6 +243,9 @@ void register_reduce(std::vector<Operator>& r) {
   for (const char* op : {"ArgMax", "ArgMin"})
     r.push_back({.op_type = op, .infer = arg_reduce, .name_axes = name_reduce, .data_operands = first_input,
                  .lower = lower_arg_reduce, .computes_double = true, .in_scope = true});
+  // TopK selects elements: a narrow integer stays in range.
+  r.push_back({.op_type = "TopK", .infer = top_k, .name_axes = name_top_k, .data_operands = first_input, .lower = lower_top_k,
+               .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "CumSum", .infer = cumsum, .name_axes = name_like_input, .lower = lower_cumsum, .computes_double = true, .in_scope = true});
 }
 

@@ -1,5 +1,5 @@
 // Regroupings and layout operators: Reshape, Flatten, Unsqueeze, Squeeze, Transpose, Expand, Tile,
-// Concat, Split. A regrouping moves no element, so a known value passes through in order; Transpose,
+// DepthToSpace, SpaceToDepth, Concat, Split. A regrouping moves no element, so a known value passes through in order; Transpose,
 // Expand, Tile, Concat and Split rearrange a known value where its shape is a number. Each lowers to a
 // call of the runtime's movement kernels (a regrouping to a relabel, no copy).
 #include <algorithm>
@@ -411,6 +411,45 @@ void name_concat(axes::NodeNaming& x) {
   x.complete(0, p);
 }
 
+// DepthToSpace moves blocks of b x b channels into the image's rows and columns (DCR: depth
+// outermost; CRD: the channel outermost); SpaceToDepth is DCR's inverse.
+void depth_space(OpContext& c) {
+  const auto& x = c.input(0);
+  const bool to_space = c.node.op_type == "DepthToSpace";
+  if (x.dims.size() != 4) c.error(c.tensor(0) + " has rank " + std::to_string(x.dims.size()) + "; " + c.node.op_type + " takes [N, C, H, W]");
+  auto b = c.attr_int_opt("blocksize");
+  if (!b || *b < 1) c.error("attribute 'blocksize' must be given and positive");
+  if (to_space) {
+    std::string mode = c.attr_string("mode", "DCR");
+    if (mode != "DCR" && mode != "CRD") c.error("mode '" + mode + "' is neither DCR nor CRD");
+  }
+  const Extent block(*b), area(*b * *b);
+  auto part = [&](const Extent& e, const Extent& d, const char* axis) {
+    auto q = e.divide_exactly(d);
+    if (!q) c.error(std::string("the ") + axis + " extent " + e.to_string() + " of " + c.tensor(0) + " is not a multiple of " + d.to_string());
+    return *q;
+  };
+  if (to_space) c.set_output(0, x.elem, {x.dims[0], part(x.dims[1], area, "channel"), x.dims[2] * block, x.dims[3] * block});
+  else c.set_output(0, x.elem, {x.dims[0], x.dims[1] * area, part(x.dims[2], block, "row"), part(x.dims[3], block, "column")});
+}
+
+// The batch keeps its name; the channels, rows and columns change length: the layout's.
+void name_depth_space(axes::NodeNaming& x) {
+  axes::Partial p(4);
+  p[0] = x.axes_of(0).at(0);
+  x.complete(0, p);
+}
+
+void lower_depth_space(LowerContext& cx, const Node& n) {
+  TensorInfo out = cx.info(n.outputs.at(0));
+  const int64_t b = cx.attr_int("blocksize", 1);
+  if (n.op_type == "SpaceToDepth")
+    cx.call("space_to_depth", {TypeArg::of_axes(out.axes)}, {Arg::of_tensor(cx.in(0)), Arg::of_index(b, "blocksize")});
+  else
+    cx.call("depth_to_space", {TypeArg::of_axes(out.axes)},
+            {Arg::of_tensor(cx.in(0)), Arg::of_index(b, "blocksize"), Arg::of_flag(cx.attr_string("mode", "DCR") == "CRD", "crd")});
+}
+
 // A regrouping moves no element: the call relabels the input under the result's axes.
 void lower_regrouping(LowerContext& cx, const Node& n) {
   TensorInfo out = cx.info(n.outputs.at(0));
@@ -478,6 +517,9 @@ void register_reshape(std::vector<Operator>& r) {
                .lower = lower_expand, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Tile", .infer = tile, .name_axes = name_like_input, .data_operands = first_input,
                .lower = lower_tile, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
+  for (const char* op : {"DepthToSpace", "SpaceToDepth"})
+    r.push_back({.op_type = op, .infer = depth_space, .name_axes = name_depth_space, .lower = lower_depth_space,
+                 .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Concat", .infer = concat, .name_axes = name_concat, .lower = lower_concat,
                .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Split", .infer = split, .name_axes = name_like_input, .data_operands = first_input,

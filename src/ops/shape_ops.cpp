@@ -281,7 +281,7 @@ void lower_constant_of_shape(LowerContext& cx, const Node& n) {
 void register_shape_ops(std::vector<Operator>& r) {
   // Every axis of their results is the layout's; the build reads all their inputs.
   r.push_back({.op_type = "Shape", .infer = shape_op, .name_axes = name_created, .data_operands = no_inputs, .in_scope = true});
-  r.push_back({.op_type = "Size", .infer = size_op, .name_axes = name_created, .data_operands = no_inputs});
+  r.push_back({.op_type = "Size", .infer = size_op, .name_axes = name_created, .data_operands = no_inputs, .in_scope = true});
   r.push_back({.op_type = "Constant", .infer = constant, .name_axes = name_created, .data_operands = no_inputs,
                .lower = lower_constant, .in_scope = true});
   r.push_back({.op_type = "ConstantOfShape", .infer = constant_of_shape, .name_axes = name_created, .data_operands = no_inputs,

@@ -1,4 +1,5 @@
-// Operators that select: Slice, Gather, GatherElements, Pad, Trilu. Slice reads its bounds at build time; a bound whose
+// Operators that select: Slice, Gather, GatherElements, GatherND, ScatterND, ScatterElements (and
+// Scatter), Pad, OneHot, Trilu. Slice reads its bounds at build time; a bound whose
 // effect the build cannot decide for every input (a clamp, a bound read from the end, a step count
 // clamped at none) becomes a derived symbol. Each lowers to a call of the runtime's movement kernels.
 #include <algorithm>
@@ -225,6 +226,150 @@ void lower_trilu(LowerContext& cx, const Node&) {
   else cx.call("trilu", {}, {Arg::of_tensor(cx.in(0)), Arg::of_index(0, "k"), upper});
 }
 
+// OneHot: the indices' shape with `depth` inserted at `axis`; each position holds values[1] where
+// the index (negative ones counted from depth; a float truncated) names it, else values[0]. The
+// depth is an extent the build knows.
+Extent one_hot_depth(const OpContext& c) {
+  const auto& d = c.input(1);
+  if (d.dims.size() > 1 || (d.dims.size() == 1 && !(d.dims[0] == Extent(1))))
+    c.error(c.tensor(1) + " must hold one element, not " + d.shape_string());
+  if (is_float_type(d.elem)) {
+    auto v = c.constant_floats(1, "the depth");
+    if (v.size() != 1) c.error(c.tensor(1) + " must hold one element");
+    return Extent(static_cast<int64_t>(v[0]));
+  }
+  const auto& k = c.known_ints(1, "the depth");
+  if (k.size() != 1) c.error(c.tensor(1) + " must hold one element");
+  return k[0];
+}
+
+void one_hot(OpContext& c) {
+  const auto& idx = c.input(0);
+  const auto& values = c.input(2);
+  Extent depth = one_hot_depth(c);
+  if (depth.is_constant() && *depth.constant() < 1) c.error("the depth is " + depth.to_string() + "; it must be positive");
+  if (!(values.dims.size() == 1 && values.dims[0] == Extent(2)))
+    c.error(c.tensor(2) + " must hold two elements [off, on], not " + values.shape_string());
+  std::size_t r = idx.dims.size();
+  std::size_t ax = c.axis(c.attr_int("axis", -1), r + 1, "attribute 'axis'");
+  std::vector<Extent> out = idx.dims;
+  out.insert(out.begin() + static_cast<std::ptrdiff_t>(ax), depth);
+  c.set_output(0, values.elem, out);
+}
+
+// The indices' axes, with the depth's the layout's.
+void name_one_hot(axes::NodeNaming& x) {
+  const auto& in = x.axes_of(0);
+  std::size_t ax = x.norm_axis(x.int_attr("axis", -1), in.size() + 1);
+  axes::Partial p(in.begin(), in.end());
+  p.insert(p.begin() + static_cast<std::ptrdiff_t>(ax), std::nullopt);
+  x.complete(0, p);
+}
+
+void lower_one_hot(LowerContext& cx, const Node& n) {
+  TensorInfo idx = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
+  cx.compute_type(out.elem);
+  cx.compute_type(idx.elem);
+  std::size_t ax = cx.norm_axis(cx.attr_int("axis", -1), idx.axes.size() + 1);
+  cx.call("one_hot", {TypeArg::of_axes(out.axes)},
+          {Arg::of_tensor(cx.in(0)), Arg::of_scalar(out.dims.at(ax)), Arg::of_tensor(cx.in(2)),
+           Arg::of_index(static_cast<int64_t>(ax), "axis")});
+}
+
+std::vector<std::size_t> indices_and_values(const Node&) { return {0, 2}; }
+
+// GatherND: indices [..., k] pick slices of data past its first batch_dims axes; the result is the
+// indices' leading axes, then data's past batch_dims + k. k (the indices' last extent) is a number.
+void gather_nd(OpContext& c) {
+  const auto& data = c.input(0);
+  const auto& idx = c.input(1);
+  if (idx.elem != ElementType::I64) c.error(c.tensor(1) + " must be int64 indices, not " + element_type_name(idx.elem));
+  const int64_t b = c.attr_int("batch_dims", 0);
+  const std::size_t r = data.dims.size(), q = idx.dims.size();
+  if (q < 1 || r < 1) c.error("GatherND takes data and indices of rank 1 or more");
+  if (b < 0 || static_cast<std::size_t>(b) >= std::min(r, q)) c.error("batch_dims " + std::to_string(b) + " must be below both ranks");
+  auto k = idx.dims.back().constant();
+  if (!k) c.error("the last extent of " + c.tensor(1) + " must be a number the build knows");
+  if (*k < 1 || static_cast<std::size_t>(*k + b) > r)
+    c.error("the last extent of " + c.tensor(1) + " is " + std::to_string(*k) + "; it must lie in [1, " + std::to_string(r - b) + "]");
+  for (std::size_t i = 0; i < static_cast<std::size_t>(b); ++i)
+    c.equal(data.dims[i], idx.dims[i], "batch axis " + std::to_string(i) + " of the data and the indices");
+  std::vector<Extent> out(idx.dims.begin(), idx.dims.end() - 1);
+  for (std::size_t i = static_cast<std::size_t>(b + *k); i < r; ++i) out.push_back(data.dims[i]);
+  c.set_output(0, data.elem, out);
+}
+
+// The indices' leading axes, then data's trailing ones.
+void name_gather_nd(axes::NodeNaming& x) {
+  const auto& data = x.axes_of(0);
+  const auto& idx = x.axes_of(1);
+  const auto k = x.input_dims(1).back().constant().value_or(0);
+  axes::Partial p(idx.begin(), idx.end() - 1);
+  for (std::size_t i = static_cast<std::size_t>(x.int_attr("batch_dims", 0) + k); i < data.size(); ++i) p.push_back(data[i]);
+  x.complete(0, p);
+}
+
+void lower_gather_nd(LowerContext& cx, const Node& n) {
+  TensorInfo out = cx.info(n.outputs.at(0));
+  cx.call("gather_nd", {TypeArg::of_axes(out.axes)},
+          {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)), Arg::of_index(cx.attr_int("batch_dims", 0), "batch_dims"),
+           quoted_name(cx.in(1))});
+}
+
+// ScatterND and ScatterElements (and Scatter, its opset-9 name): data's shape, with updates written
+// (or combined by `reduction`) where the indices say.
+const char* const kReductions[] = {"none", "add", "mul", "max", "min"};
+const char* const kReductionsSpelled[] = {"ScatterReduction::None", "ScatterReduction::Add", "ScatterReduction::Mul",
+                                          "ScatterReduction::Max", "ScatterReduction::Min"};
+
+void scatter(OpContext& c) {
+  const auto& data = c.input(0);
+  const auto& idx = c.input(1);
+  const auto& upd = c.input(2);
+  const bool nd = c.node.op_type == "ScatterND";
+  if (idx.elem != ElementType::I64 && (nd || idx.elem != ElementType::I32))
+    c.error(c.tensor(1) + " must be int64" + (nd ? "" : " or int32") + " indices, not " + element_type_name(idx.elem));
+  if (upd.elem != data.elem) c.error(c.tensor(2) + " must share the data's element type");
+  std::string red = c.attr_string("reduction", "none");
+  if (std::find_if(std::begin(kReductions), std::end(kReductions), [&](const char* r) { return red == r; }) == std::end(kReductions))
+    c.error("reduction '" + red + "' is not one ONNX defines");
+  if (nd) {
+    auto k = idx.dims.empty() ? std::nullopt : idx.dims.back().constant();
+    if (!k) c.error("the last extent of " + c.tensor(1) + " must be a number the build knows");
+    if (*k < 1 || static_cast<std::size_t>(*k) > data.dims.size())
+      c.error("the last extent of " + c.tensor(1) + " is " + std::to_string(*k) + "; it must lie in [1, " + std::to_string(data.dims.size()) + "]");
+    std::vector<Extent> want(idx.dims.begin(), idx.dims.end() - 1);
+    for (std::size_t i = static_cast<std::size_t>(*k); i < data.dims.size(); ++i) want.push_back(data.dims[i]);
+    if (want.size() != upd.dims.size()) c.error(c.tensor(2) + " has rank " + std::to_string(upd.dims.size()) + ", not " + std::to_string(want.size()));
+    for (std::size_t i = 0; i < want.size(); ++i) c.equal(upd.dims[i], want[i], "axis " + std::to_string(i) + " of the updates");
+  } else {
+    if (idx.dims.size() != data.dims.size()) c.error(c.tensor(1) + " must have the data's rank");
+    if (upd.dims.size() != idx.dims.size()) c.error(c.tensor(2) + " must have the indices' rank");
+    for (std::size_t i = 0; i < idx.dims.size(); ++i) c.equal(upd.dims[i], idx.dims[i], "axis " + std::to_string(i) + " of the updates and the indices");
+    c.axis(c.attr_int("axis", 0), data.dims.size(), "attribute 'axis'");
+  }
+  c.set_output(0, data.elem, data.dims);
+}
+
+void lower_scatter(LowerContext& cx, const Node& n) {
+  TensorInfo data = cx.info(cx.in(0));
+  cx.compute_type(data.elem);
+  std::string red = cx.attr_string("reduction", "none");
+  std::size_t rk = 0;
+  while (rk < 5 && red != kReductions[rk]) ++rk;
+  if (rk == 5) cx.error("reduction '" + red + "' is not one ONNX defines");
+  if (is_narrow_integer(data.elem) && (rk == 1 || rk == 2))
+    cx.error(std::string("reduction '") + red + "' over " + element_type_name(data.elem) + " would leave the type's range");
+  Arg reduction = Arg::of_code(kReductionsSpelled[rk], {{loom::Scalar::Index, rk, "reduction"}});
+  if (n.op_type == "ScatterND")
+    cx.call("scatter_nd", {}, {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)), Arg::of_tensor(cx.in(2)), reduction, quoted_name(cx.in(1))});
+  else
+    cx.call("scatter_elements", {},
+            {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)), Arg::of_tensor(cx.in(2)),
+             Arg::of_index(static_cast<int64_t>(cx.norm_axis(cx.attr_int("axis", 0), data.axes.size())), "axis"), reduction,
+             quoted_name(cx.in(1))});
+}
+
 void lower_pad(LowerContext& cx, const Node& n) {
   TensorInfo in = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
   std::vector<int64_t> pads = cx.folded_ints(1, "the pads");
@@ -270,6 +415,14 @@ void register_slice(std::vector<Operator>& r) {
                .lower = lower_pad, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "GatherElements", .infer = gather_elements, .name_axes = name_gather_elements,
                .lower = lower_gather_elements, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
+  r.push_back({.op_type = "OneHot", .infer = one_hot, .name_axes = name_one_hot, .data_operands = indices_and_values,
+               .lower = lower_one_hot, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
+  r.push_back({.op_type = "GatherND", .infer = gather_nd, .name_axes = name_gather_nd, .lower = lower_gather_nd,
+               .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
+  // A narrow integer stays in range: the lowering refuses the sum and product over one.
+  for (const char* op : {"ScatterND", "ScatterElements", "Scatter"})
+    r.push_back({.op_type = op, .infer = scatter, .name_axes = name_like_input, .lower = lower_scatter,
+                 .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Trilu", .infer = trilu, .name_axes = name_like_input, .lower = lower_trilu,
                .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
 }

@@ -128,6 +128,128 @@ TEST(ArgMax, FirstMaximumAndNaN) {
   EXPECT_EQ(values(cpu.argmax<Axes<Batch, One>>(t, -1)), (std::vector<std::int64_t>{1, 1}));
 }
 
+TEST(Reduce, EmptyGroupsGiveEachReductionsIdentity) {
+  Tensor<float, Axes<Batch, Feat>> empty({0, 2});
+  const std::vector<std::int64_t> rows{0};
+  EXPECT_EQ(values(cpu.reduce_l1<Axes<Feat>>(empty, rows, false)), (std::vector<float>{0, 0}));
+  EXPECT_EQ(values(cpu.reduce_l2<Axes<Feat>>(empty, rows, false)), (std::vector<float>{0, 0}));
+  EXPECT_EQ(values(cpu.reduce_sum_square<Axes<Feat>>(empty, rows, false)), (std::vector<float>{0, 0}));
+  EXPECT_EQ(values(cpu.reduce_prod<Axes<Feat>>(empty, rows, false)), (std::vector<float>{1, 1}));
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(values(cpu.reduce_log_sum<Axes<Feat>>(empty, rows, false)), (std::vector<float>{-inf, -inf}));
+  EXPECT_EQ(values(cpu.reduce_log_sum_exp<Axes<Feat>>(empty, rows, false)), (std::vector<float>{-inf, -inf}));
+  EXPECT_EQ(values(cpu.reduce_max<Axes<Feat>>(empty, rows, false)), (std::vector<float>{-inf, -inf}));
+  EXPECT_EQ(values(cpu.reduce_min<Axes<Feat>>(empty, rows, false)), (std::vector<float>{inf, inf}));
+}
+
+TEST(Reduce, LogSumExpOfLargeValuesDoesNotOverflow) {
+  // exp(1000) overflows double; shifted by the maximum the result is 1000 + log(2).
+  Tensor<float, Axes<Feat>> t({2}, {1000.0f, 1000.0f});
+  EXPECT_FLOAT_EQ(values(cpu.reduce_log_sum_exp<Axes<>>(t, {}, false))[0], 1000.0f + std::log(2.0f));
+  Tensor<std::int64_t, Axes<Feat>> i({3}, {-3, 4, 12});
+  EXPECT_EQ(values(cpu.reduce_l1<Axes<>>(i, {}, false)), (std::vector<std::int64_t>{19}));
+  EXPECT_EQ(values(cpu.reduce_l2<Axes<>>(i, {}, false)), (std::vector<std::int64_t>{13}));  // sqrt(169)
+}
+
+TEST(ArgMin, FirstMinimumOrTheLast) {
+  Tensor<float, Axes<Batch, Feat>> t({2, 3}, {4, 1, 1, 2, 0, 0});
+  EXPECT_EQ(values(cpu.argmin<Axes<Batch, One>>(t, -1)), (std::vector<std::int64_t>{1, 1}));
+  EXPECT_EQ(values(cpu.argmin<Axes<Batch>>(t, 1, false, true)), (std::vector<std::int64_t>{2, 2}));
+}
+
+TEST(TopK, SortedTiesToTheLowerIndexAndKRefusedPastTheAxis) {
+  Tensor<float, Axes<Batch, Feat>> t({2, 4}, {1, 3, 3, 2, 0, -1, 5, 5});
+  auto [v, i] = cpu.top_k<Axes<Batch, Seq>, Axes<Batch, Seq>>(t, 3, -1, true, "K");
+  EXPECT_EQ(values(v), (std::vector<float>{3, 3, 2, 5, 5, 0}));
+  EXPECT_EQ(values(i), (std::vector<std::int64_t>{1, 2, 3, 2, 3, 0}));
+  auto [sv, si] = cpu.top_k<Axes<Batch, Seq>, Axes<Batch, Seq>>(t, 2, 1, false, "K");
+  EXPECT_EQ(values(sv), (std::vector<float>{1, 2, -1, 0}));
+  EXPECT_EQ(values(si), (std::vector<std::int64_t>{0, 3, 1, 0}));
+  try {
+    (void)cpu.top_k<Axes<Batch, Seq>, Axes<Batch, Seq>>(t, 5, -1, true, "k_tensor");
+    ADD_FAILURE() << "K past the axis was not refused";
+  } catch (const KernelRefusal& e) {
+    EXPECT_EQ(e.error().input, "k_tensor");
+  }
+}
+
+TEST(CumSum, ExclusiveReverseAndAnAxisOutsideTheRankRefused) {
+  Tensor<float, Axes<Batch, Feat>> t({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor<std::int32_t, Axes<>> last({}, {-1});
+  EXPECT_EQ(values(cpu.cumsum(t, last, false, false)), (std::vector<float>{1, 3, 6, 4, 9, 15}));
+  EXPECT_EQ(values(cpu.cumsum(t, last, true, true)), (std::vector<float>{5, 3, 0, 11, 6, 0}));
+  Tensor<std::int64_t, Axes<>> rows({}, {0});
+  EXPECT_EQ(values(cpu.cumsum(t, rows, false, false)), (std::vector<float>{1, 2, 3, 5, 7, 9}));
+  Tensor<std::int64_t, Axes<>> bad({}, {2});
+  try {
+    (void)cpu.cumsum(t, bad, false, false, "the_axis");
+    ADD_FAILURE() << "axis 2 of a rank-2 tensor was not refused";
+  } catch (const KernelRefusal& e) {
+    EXPECT_EQ(e.error().input, "the_axis");
+  }
+}
+
+TEST(Trilu, UpperAndLowerFromDiagonalK) {
+  Tensor<std::int64_t, Axes<Batch, Feat>> t({2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(values(cpu.trilu(t, std::int64_t{0}, true)), (std::vector<std::int64_t>{1, 2, 3, 0, 5, 6}));
+  Tensor<std::int64_t, Axes<>> k({}, {-1});
+  EXPECT_EQ(values(cpu.trilu(t, k, false)), (std::vector<std::int64_t>{0, 0, 0, 4, 0, 0}));
+  Tensor<std::int64_t, Axes<Seq>> two({2}, {0, 1});
+  EXPECT_THROW((void)cpu.trilu(t, two, true), KernelRefusal);
+}
+
+TEST(Hardmax, OneAtTheFirstMaximumOfEachLane) {
+  Tensor<float, Axes<Batch, Feat>> t({2, 3}, {1, 3, 3, 2, 0, -1});
+  EXPECT_EQ(values(cpu.hardmax(t, -1)), (std::vector<float>{0, 1, 0, 1, 0, 0}));
+  EXPECT_EQ(values(cpu.hardmax(t, 0)), (std::vector<float>{0, 1, 1, 1, 0, 0}));
+  EXPECT_EQ(values(cpu.hardmax_flattened(t, 0)), (std::vector<float>{0, 1, 0, 0, 0, 0}));
+}
+
+TEST(GatherScatter, ElementsAndNdPickAndWriteWhereTheIndicesSay) {
+  Tensor<float, Axes<Batch, Feat>> data({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor<std::int64_t, Axes<Batch, Seq>> idx({2, 2}, {2, -3, 1, 1});
+  EXPECT_EQ(values(cpu.gather_elements<Axes<Batch, Seq>>(data, idx, 1)), (std::vector<float>{3, 1, 5, 5}));
+  Tensor<float, Axes<Batch, Seq>> upd({2, 2}, {10, 20, 30, 40});
+  // Duplicate indices apply in order: the last write wins, an add adds both.
+  EXPECT_EQ(values(cpu.scatter_elements(data, idx, upd, 1, ScatterReduction::None)), (std::vector<float>{20, 2, 10, 4, 40, 6}));
+  EXPECT_EQ(values(cpu.scatter_elements(data, idx, upd, 1, ScatterReduction::Add)), (std::vector<float>{21, 2, 13, 4, 75, 6}));
+  Tensor<std::int64_t, Axes<Seq, One>> rows({2, 1}, {1, -2});
+  EXPECT_EQ(values(cpu.gather_nd<Axes<Seq, Feat>>(data, rows, 0)), (std::vector<float>{4, 5, 6, 1, 2, 3}));
+  Tensor<float, Axes<Seq, Feat>> rows_upd({2, 3}, {7, 8, 9, 0, 0, 0});
+  EXPECT_EQ(values(cpu.scatter_nd(data, rows, rows_upd, ScatterReduction::Mul)), (std::vector<float>{0, 0, 0, 28, 40, 54}));
+  Tensor<std::int64_t, Axes<Seq, One>> bad({2, 1}, {0, 2});
+  for (int which = 0; which < 3; ++which) {
+    try {
+      if (which == 0) (void)cpu.gather_nd<Axes<Seq, Feat>>(data, bad, 0, "ids");
+      if (which == 1) (void)cpu.scatter_nd(data, bad, rows_upd, ScatterReduction::None, "ids");
+      if (which == 2) (void)cpu.gather_elements<Axes<Seq, One>>(data, bad, 1, "ids");
+      if (which != 2) ADD_FAILURE() << "index 2 of an axis of 2 was not refused (" << which << ")";
+    } catch (const KernelRefusal& e) {
+      EXPECT_EQ(e.error().input, "ids");
+    }
+  }
+}
+
+TEST(DepthSpace, DcrAndCrdAreEachOthersRegroupingAndSpaceToDepthInvertsDcr) {
+  Tensor<float, Axes<Batch, Feat, Seq, Idx>> x({1, 4, 1, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  // DCR: channel (i*2 + j) goes to row i, column j of each 2x2 block.
+  auto dcr = cpu.depth_to_space<Axes<Batch, One, Seq, Idx>>(x, 2, false);
+  EXPECT_EQ(values(dcr), (std::vector<float>{0, 2, 1, 3, 4, 6, 5, 7}));
+  Tensor<float, Axes<Batch, Feat, Seq, Idx>> y({1, 8, 1, 1}, {0, 1, 2, 3, 4, 5, 6, 7});
+  EXPECT_EQ(values(cpu.depth_to_space<Axes<Batch, Feat, Seq, Idx>>(y, 2, true)), (std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(values(cpu.depth_to_space<Axes<Batch, Feat, Seq, Idx>>(y, 2, false)), (std::vector<float>{0, 2, 4, 6, 1, 3, 5, 7}));
+  EXPECT_EQ(values(cpu.space_to_depth<Axes<Batch, Feat, Seq, Idx>>(dcr, 2)), values(x));
+}
+
+TEST(OneHot, NegativeIndicesCountFromTheDepthAndOthersNameNone) {
+  Tensor<std::int64_t, Axes<Seq>> idx({4}, {0, -1, 3, -4});
+  Tensor<float, Axes<Idx>> off_on({2}, {-1, 5});
+  EXPECT_EQ(values(cpu.one_hot<Axes<Seq, Feat>>(idx, 3, off_on, -1)),
+            (std::vector<float>{5, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1}));
+  EXPECT_EQ(values(cpu.one_hot<Axes<Feat, Seq>>(idx, 3, off_on, 0)),
+            (std::vector<float>{5, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1}));
+}
+
 TEST(Windows, RefuseAKernelLargerThanThePaddedInput) {
   struct N {};
   struct C {};
