@@ -5,13 +5,28 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each stage reports its wall time as it ends, and the run ends with the list.
+started=$(date +%s)
+stage_start=$started
+stage_name="setup"
+timings=""
+stage() {
+  local now
+  now=$(date +%s)
+  timings="$timings  $stage_name: $((now - stage_start)) s\n"
+  echo "-- $stage_name took $((now - stage_start)) s"
+  stage_name=$1
+  stage_start=$now
+  [ "$1" = done ] || echo "== $1"
+}
+
 bash scripts/setup-deps.sh
 jobs=$(nproc)
 
-echo "== build (default)"
+stage "build (default)"
 cmake --preset default >/dev/null
 cmake --build --preset default -j "$jobs"
-echo "== test (default)"
+stage "test (default)"
 # The ONNX backend-data suites (label onnx-backend) compile one module per case, about 45 minutes
 # on 2 cores, and report coverage rather than pass/fail: run them with LOAM_ONNX_SUITES=1.
 if [ "${LOAM_ONNX_SUITES:-0}" = 1 ]; then
@@ -21,17 +36,20 @@ else
 fi
 
 if [ "${LOAM_SKIP_SANITIZE:-0}" != 1 ]; then
-  echo "== build (asan)"
+  stage "build (asan)"
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j "$jobs"
-  echo "== test (asan)"
+  stage "test (asan)"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j "$jobs" -LE slow
 fi
 
 if [ -f tests/fuzz/CMakeLists.txt ]; then
-  echo "== fuzz"
+  stage "build (fuzz)"
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz -j "$jobs"
+  stage "fuzz"
   bash tests/fuzz/run-all.sh build/fuzz "${LOAM_FUZZ_SECONDS:-60}"
 fi
+stage done
+printf "== stage times\n%b  total: %s s\n" "$timings" "$(($(date +%s) - started))"
 echo "== all tests passed"
