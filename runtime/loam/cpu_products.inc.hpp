@@ -1,5 +1,5 @@
 // The CPU products: MatMul (batched, broadcast, with a packed weight and its bias) and Gemm, over
-// the SGEMM of sgemm.inc.hpp.
+// the SGEMM of sgemm.inc.hpp; Einsum, directly.
 
 // Matrix-product rule: a [..Bs, M, K] and b [..Bs, K, N] give [..Bs, M, N]. A side with no batch
 // axes broadcasts over the other's (a rank-2 weight). The contracted axis is one name on both sides.
@@ -227,5 +227,84 @@ struct CpuProducts : CpuBase {
     using Out = Axes<AxisAt<TA ? 1 : 0, LA>, N>;
     static_assert(AxesBroadcastTo<LC, Out>, "gemm: C's axes must broadcast to the result's [M, N], aligned at the end");
     return gemm_core<Out, TA, LA, LC>(a, b.k(), b.n(), b.operand(), &c, alpha, beta, relu);
+  }
+
+  // Einsum over `equation` spelled with one label per operand axis and the output given ("ij,jk->ik";
+  // the build spells an ellipsis as digit labels). Every combination of labels is visited once: the
+  // output's, then the contracted ones; an operand axis of 1 broadcasts against its label's extent.
+  template <class Out, class E, class... Ls>
+  Tensor<E, Out> einsum(std::string_view equation, const Tensor<E, Ls>&... xs) const {
+    struct Operand {
+      const E* data;
+      std::vector<std::int64_t> extents;
+      std::string labels;
+    };
+    std::vector<Operand> ops;
+    (ops.push_back(Operand{xs.data(), std::vector<std::int64_t>(xs.extents().begin(), xs.extents().end()), ""}), ...);
+    const auto arrow = equation.find("->");
+    if (arrow == std::string_view::npos) throw KernelMisuse("einsum: the equation gives no output");
+    std::size_t at = 0;
+    for (auto& op : ops) {
+      const auto end = std::min(equation.find(',', at), arrow);
+      op.labels = std::string(equation.substr(at, end - at));
+      if (op.labels.size() != op.extents.size()) throw KernelMisuse("einsum: a term does not fit its operand's rank");
+      at = end + 1;
+    }
+    const std::string output(equation.substr(arrow + 2));
+    if (output.size() != AxisRank<Out>) throw KernelMisuse("einsum: the output's labels do not fit the result's rank");
+    // Every label, the output's first, with its extent (the largest of its uses: the rest are 1).
+    std::string labels = output;
+    for (const auto& op : ops)
+      for (char l : op.labels)
+        if (labels.find(l) == std::string::npos) labels += l;
+    std::vector<std::int64_t> extent(labels.size(), 1);
+    for (const auto& op : ops)
+      for (std::size_t k = 0; k < op.labels.size(); ++k) {
+        auto& e = extent[labels.find(op.labels[k])];
+        if (op.extents[k] != 1 && e != 1 && op.extents[k] != e) throw KernelMisuse("einsum: a label names two extents");
+        if (op.extents[k] != 1 || e == 1) e = op.extents[k];
+      }
+    // Each operand's stride per label (0 where it lacks the label or holds it at 1; a repeated label,
+    // a diagonal, adds its strides).
+    std::vector<std::vector<std::int64_t>> stride(ops.size(), std::vector<std::int64_t>(labels.size(), 0));
+    for (std::size_t j = 0; j < ops.size(); ++j) {
+      std::int64_t step = 1;
+      for (std::size_t k = ops[j].labels.size(); k-- > 0;) {
+        if (ops[j].extents[k] != 1) stride[j][labels.find(ops[j].labels[k])] += step;
+        step *= ops[j].extents[k];
+      }
+    }
+    typename Tensor<E, Out>::Extents oe{};
+    for (std::size_t k = 0; k < output.size(); ++k) oe[k] = extent[k];
+    auto out = Tensor<E, Out>::uninitialized(oe);
+    E* y = out.mutable_data_unchecked();
+    const std::size_t n_out = output.size();
+    std::int64_t inner = 1;
+    for (std::size_t k = n_out; k < labels.size(); ++k) inner *= extent[k];
+    using Acc = std::conditional_t<std::is_same_v<E, float>, double, E>;
+    std::vector<std::int64_t> idx(labels.size(), 0), offset(ops.size(), 0);
+    for (std::int64_t o = 0; o < out.count(); ++o) {
+      Acc sum{0};
+      for (std::int64_t c = 0; c < inner; ++c) {
+        Acc term{1};
+        for (std::size_t j = 0; j < ops.size(); ++j) term *= static_cast<Acc>(ops[j].data[offset[j]]);
+        sum += term;
+        // The next contracted combination (the output's labels stay).
+        for (std::size_t k = labels.size(); k-- > n_out;) {
+          for (std::size_t j = 0; j < ops.size(); ++j) offset[j] += stride[j][k];
+          if (++idx[k] < extent[k]) break;
+          for (std::size_t j = 0; j < ops.size(); ++j) offset[j] -= stride[j][k] * extent[k];
+          idx[k] = 0;
+        }
+      }
+      y[o] = static_cast<E>(sum);
+      for (std::size_t k = n_out; k-- > 0;) {
+        for (std::size_t j = 0; j < ops.size(); ++j) offset[j] += stride[j][k];
+        if (++idx[k] < extent[k]) break;
+        for (std::size_t j = 0; j < ops.size(); ++j) offset[j] -= stride[j][k] * extent[k];
+        idx[k] = 0;
+      }
+    }
+    return out;
   }
 };

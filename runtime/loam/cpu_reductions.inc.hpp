@@ -1,5 +1,6 @@
 // The CPU reductions and normalisations: Softmax and LogSoftmax over any axis, ONNX's ten Reduce
-// operators, ArgMax and ArgMin, BatchNormalization (inference) and LayerNormalization with its statistics.
+// operators, ArgMax and ArgMin, TopK, Hardmax, CumSum, BatchNormalization (inference),
+// InstanceNormalization, LRN, MeanVarianceNormalization and LayerNormalization with its statistics.
 
 struct CpuReductions : CpuBase {
   // ---------------------------------------------------------------- reductions, normalisations
@@ -418,6 +419,103 @@ struct CpuReductions : CpuBase {
         for (std::int64_t i = 0; i < plane; ++i) ys[i] = xs[i] * a + b;
       }
     }
+    return out;
+  }
+
+  // InstanceNormalization: each (image, channel) plane normalised by its own mean and variance,
+  // then scale[c] * . + bias[c].
+  template <class L, class C>
+  Tensor<float, L> instance_normalization(const Tensor<float, L>& x, const Tensor<float, Axes<C>>& scale, const Tensor<float, Axes<C>>& bias,
+                                          float epsilon = 1e-5f) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(R >= 3 && std::is_same_v<AxisAt<R >= 2 ? 1 : 0, L>, C>, "instance_normalization: the per-channel tensors run along the input's axis 1");
+    const std::int64_t n = x.extents()[0], c = x.extents()[1];
+    for (const auto* p : {&scale, &bias})
+      if (p->extents()[0] != c) throw KernelMisuse("instance_normalization: a per-channel tensor holds " + std::to_string(p->extents()[0]) + " elements, not " + std::to_string(c));
+    const std::int64_t plane = n * c == 0 ? 0 : x.count() / (n * c);
+    auto out = Tensor<float, L>::uninitialized(x.extents());
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t b0 = 0; b0 < n; ++b0)
+      for (std::int64_t ch = 0; ch < c; ++ch) {
+        const float* xs = x.data() + (b0 * c + ch) * plane;
+        float* ys = y + (b0 * c + ch) * plane;
+        const auto [mean, var] = layer_norm_moments(xs, plane);
+        const double a = scale.data()[ch] / std::sqrt(var + epsilon);
+        const double b = bias.data()[ch] - mean * a;
+        for (std::int64_t i = 0; i < plane; ++i) ys[i] = static_cast<float>(xs[i] * a + b);
+      }
+    return out;
+  }
+
+  // LRN across channels (axis 1): x / (bias + alpha / size * sum of x^2 over the `size` channels
+  // around it, floor((size-1)/2) before and ceil((size-1)/2) after)^beta.
+  template <class L>
+  Tensor<float, L> lrn(const Tensor<float, L>& x, std::int64_t size, float alpha, float beta, float bias) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(R >= 2, "lrn: [N, C, ...]");
+    if (size < 1) throw KernelMisuse("lrn: size must be positive");
+    const std::int64_t n = x.extents()[0], c = x.extents()[1];
+    const std::int64_t plane = n * c == 0 ? 0 : x.count() / (n * c);
+    const std::int64_t before = (size - 1) / 2, after = size - 1 - before;
+    auto out = Tensor<float, L>::uninitialized(x.extents());
+    float* y = out.mutable_data_unchecked();
+    const float* s = x.data();
+    for (std::int64_t b0 = 0; b0 < n; ++b0)
+      for (std::int64_t ch = 0; ch < c; ++ch)
+        for (std::int64_t i = 0; i < plane; ++i) {
+          double sq = 0.0;
+          for (std::int64_t k = std::max<std::int64_t>(0, ch - before); k <= std::min(c - 1, ch + after); ++k) {
+            const double v = s[(b0 * c + k) * plane + i];
+            sq += v * v;
+          }
+          const std::int64_t at = (b0 * c + ch) * plane + i;
+          y[at] = static_cast<float>(s[at] / std::pow(bias + alpha / static_cast<double>(size) * sq, static_cast<double>(beta)));
+        }
+    return out;
+  }
+
+  // MeanVarianceNormalization over `axes` as ONNX's function defines it: (x - E[x]) /
+  // (sqrt(E[x^2] - E[x]^2) + 1e-9).
+  template <class L>
+  Tensor<float, L> mean_variance_normalization(const Tensor<float, L>& x, std::span<const std::int64_t> axes) const {
+    constexpr std::size_t R = AxisRank<L>;
+    std::array<bool, R + 1> reduced{};
+    for (auto a : axes) reduced[norm_axis(a, R, "mean_variance_normalization")] = true;
+    // Each element's statistics slot: its index over the axes kept.
+    std::array<std::int64_t, R + 1> ost{};
+    std::int64_t slots = 1, group = 1;
+    for (std::size_t i = R; i-- > 0;) {
+      ost[i] = reduced[i] ? 0 : slots;
+      if (reduced[i]) group *= x.extents()[i];
+      else slots *= x.extents()[i];
+    }
+    std::vector<double> sum(static_cast<std::size_t>(slots), 0.0), sum_sq(static_cast<std::size_t>(slots), 0.0);
+    auto each = [&](auto&& f) {
+      std::array<std::int64_t, R + 1> idx{};
+      std::int64_t o = 0;
+      for (std::int64_t i = 0; i < x.count(); ++i) {
+        f(i, static_cast<std::size_t>(o));
+        for (std::size_t d = R; d-- > 0;) {
+          o += ost[d];
+          if (++idx[d] < x.extents()[d]) break;
+          o -= ost[d] * x.extents()[d];
+          idx[d] = 0;
+        }
+      }
+    };
+    const float* s = x.data();
+    each([&](std::int64_t i, std::size_t o) {
+      sum[o] += s[i];
+      sum_sq[o] += static_cast<double>(s[i]) * s[i];
+    });
+    auto out = Tensor<float, L>::uninitialized(x.extents());
+    float* y = out.mutable_data_unchecked();
+    const double inv = group > 0 ? 1.0 / static_cast<double>(group) : 0.0;
+    each([&](std::int64_t i, std::size_t o) {
+      const double m = sum[o] * inv;
+      const double sd = std::sqrt(std::max(0.0, sum_sq[o] * inv - m * m));
+      y[i] = static_cast<float>((s[i] - m) / (sd + 1e-9));
+    });
     return out;
   }
 

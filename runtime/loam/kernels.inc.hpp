@@ -11,7 +11,7 @@
   /* generated kernels */                                                                                 \
   OF2(loom)                                                                                               \
   /* products */                                                                                          \
-  PLAIN(matmul) OF(matmul_broadcast) PLAIN(matmul_bias) OWN(gemm)                                         \
+  PLAIN(matmul) OF(matmul_broadcast) PLAIN(matmul_bias) OWN(gemm) OF(einsum)                              \
   /* convolution and windows */                                                                           \
   OF(conv) OF(max_pool) OF2(conv_max_pool) OF2(conv_average_pool) OF(max_pool_indices) OF(average_pool)   \
   OF(global_average_pool) OF(global_max_pool) OF(conv_transpose)                                         \
@@ -29,4 +29,5 @@
   OF(reduce_mean) OF(reduce_max) OF(reduce_min) OF(reduce_prod) OF(reduce_l1) OF(reduce_l2)               \
   OF(reduce_log_sum) OF(reduce_log_sum_exp) OF(reduce_sum_square) OF(argmax) OF(argmin) OF2(top_k)       \
   PLAIN(hardmax) PLAIN(hardmax_flattened) PLAIN(cumsum) PLAIN(batch_normalization)                        \
+  PLAIN(instance_normalization) PLAIN(lrn) PLAIN(mean_variance_normalization)                             \
   OF(layer_normalization_statistic) OWN(layer_normalization)

@@ -293,8 +293,9 @@ Partial Namer::broadcast(const Node& n, const std::vector<std::string>& operands
 std::vector<std::string> Namer::expand_parts(const AxisName& a0, const Extent& extent, const Node& n,
                                              const std::string& tensor, std::vector<Extent>& extents) {
   AxisName a = resolve(a0);
+  // An axis at length 1 (a merged axis too, as a keepdims reduction leaves it) holds no part.
+  if (is_one(extent)) return {};
   if (a.parts.size() == 1) {
-    if (is_one(extent)) return {};
     extents.push_back(extent);
     return a.parts;
   }

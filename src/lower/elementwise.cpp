@@ -205,7 +205,7 @@ class Expression {
 bool is_elementwise_kernel(const Node& n, const stage0::Stage0Result& analysed) {
   if (!n.domain.empty() || n.outputs.size() != 1 || n.outputs[0].empty()) return false;
   const std::string& op = n.op_type;
-  if (op == "Cast") {
+  if (op == "Cast" || op == "CastLike") {
     // A Cast between types held alike moves nothing: it stays an `identity`.
     const auto* from = n.inputs.empty() ? nullptr : analysed.find(n.inputs[0]);
     const auto* to = analysed.find(n.outputs[0]);
@@ -374,11 +374,19 @@ bool lower_elementwise(LowerContext& cx, const Node& n) {
     return true;
   }
   if (op == "Identity" || op == "Dropout") {
+    // Dropout in inference passes its input through and keeps every element: its mask is all true.
+    // Training mode draws a random mask, which no kernel computes.
+    if (op == "Dropout" && cx.has(2) && cx.folded_ints(2, "the training mode") != std::vector<int64_t>{0})
+      cx.error("training mode draws a random mask, which no kernel computes");
     cx.call("identity", {}, {Arg::of_tensor(cx.in(0))});
-    if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty()) cx.error("the Dropout mask output is not supported");
+    if (op == "Dropout" && n.outputs.size() > 1 && !n.outputs[1].empty()) {
+      const TensorInfo mask = cx.info(n.outputs[1]);
+      cx.call("constant_of_shape", {TypeArg::of_axes(mask.axes), TypeArg::of_code("bool")},
+              {Arg::of_extents(mask.dims), Arg::of_integer_element(ElementType::Bool, 1, "value")}, {n.outputs[1]});
+    }
     return true;
   }
-  if (op == "Cast") {
+  if (op == "Cast" || op == "CastLike") {
     const TensorInfo src = cx.info(cx.in(0));
     const bool same = cx.compute_type(src.elem) == cx.compute_type(out.elem);
     if (same && !is_narrow_integer(out.elem)) {

@@ -280,21 +280,22 @@ void name_zip_at(axes::NodeNaming& x) {
 
 void register_elementwise(std::vector<Operator>& r) {
   // The elementwise lowering (lower/elementwise.cpp) builds the expressions of Where, Clip, Cast,
-  // Identity and Dropout; the math and activations are unary.cpp's, the arithmetic, comparisons and
+  // Identity, Dropout and CastLike; the math and activations are unary.cpp's, the arithmetic, comparisons and
   // logic binary.cpp's.
   r.push_back({.op_type = "Where", .infer = where_op, .name_axes = name_broadcast, .elementwise = true,
                .keeps_narrow_range = true, .in_scope = true});
   r.push_back({.op_type = "Identity", .infer = unary_same, .name_axes = name_like_input, .data_operands = first_input,
                .elementwise = true, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
   r.push_back({.op_type = "Dropout", .infer = unary_same, .name_axes = name_like_input, .data_operands = first_input,
-               .elementwise = true, .regrouping = true, .keeps_narrow_range = true});
+               .elementwise = true, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
   // A shape rule and no kernel yet.
   r.push_back({.op_type = "Gelu", .infer = unary_same, .name_axes = name_like_input});
   r.push_back({.op_type = "Clip", .infer = clip, .name_axes = name_like_input, .elementwise = true,
                .keeps_narrow_range = true, .in_scope = true});
   r.push_back({.op_type = "Cast", .infer = cast, .name_axes = name_like_input, .data_operands = first_input,
                .elementwise = true, .keeps_narrow_range = true, .in_scope = true});
-  r.push_back({.op_type = "CastLike", .infer = cast_like, .keeps_narrow_range = true});
+  r.push_back({.op_type = "CastLike", .infer = cast_like, .name_axes = name_like_input, .data_operands = first_input,
+               .elementwise = true, .keeps_narrow_range = true, .in_scope = true});
   r.push_back({.domain = "loam", .op_type = "ZipAt", .infer = zip_at, .name_axes = name_zip_at});
 }
 

@@ -1,6 +1,11 @@
-// Contractions: MatMul (numpy semantics, with a rank-1 operand's axis added and dropped) and Gemm:
-// their shape rules, axis naming and lowering to the runtime's products.
+// Contractions: MatMul (numpy semantics, with a rank-1 operand's axis added and dropped), Gemm and
+// Einsum: their shape rules, axis naming and lowering to the runtime's products.
 #include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <set>
+#include <stdexcept>
 
 #include "ops/op.hpp"
 #include "support/error.hpp"
@@ -159,11 +164,157 @@ void lower_gemm(LowerContext& cx, const Node& n) {
   if (f) cx.out.calls.back().op = f->label();
 }
 
+// Einsum: the equation with every ellipsis spelled as digit labels ('0' for the ellipsis's first
+// axis), so each operand has one label per axis, and the output given (implicit: the ellipsis, then
+// the letters used once, in order). Letters name one extent wherever they appear; an ellipsis axis
+// of 1 broadcasts.
+struct EinsumEquation {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string spelled() const {
+    std::string s;
+    for (std::size_t i = 0; i < inputs.size(); ++i) s += (i ? "," : "") + inputs[i];
+    return s + "->" + output;
+  }
+};
+
+template <class Fail>
+EinsumEquation parse_einsum(std::string eq, const std::vector<std::size_t>& ranks, const Fail& fail) {
+  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
+  const auto arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (std::size_t at = 0;;) {
+    const auto comma = lhs.find(',', at);
+    terms.push_back(lhs.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  if (terms.size() != ranks.size())
+    fail("the equation names " + std::to_string(terms.size()) + " operands; the node has " + std::to_string(ranks.size()));
+  auto letters_only = [&](const std::string& t, std::size_t& dots) {
+    dots = t.find("...");
+    std::string rest = dots == std::string::npos ? t : t.substr(0, dots) + t.substr(dots + 3);
+    for (char ch : rest)
+      if (!std::isalpha(static_cast<unsigned char>(ch))) fail(std::string("'") + ch + "' is no label of an equation");
+    return rest;
+  };
+  std::size_t ellipsis = 0;
+  std::vector<std::pair<std::string, std::size_t>> parsed;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    std::size_t dots;
+    std::string rest = letters_only(terms[i], dots);
+    if (rest.size() > ranks[i] || (dots == std::string::npos && rest.size() != ranks[i]))
+      fail("term '" + terms[i] + "' does not fit operand " + std::to_string(i) + " of rank " + std::to_string(ranks[i]));
+    std::size_t e = dots == std::string::npos ? 0 : ranks[i] - rest.size();
+    ellipsis = std::max(ellipsis, e);
+    parsed.push_back({terms[i], e});
+  }
+  if (ellipsis > 10) fail("an ellipsis of more than 10 axes");
+  auto digits = [](std::size_t from, std::size_t to) {
+    std::string d;
+    for (std::size_t k = from; k < to; ++k) d += static_cast<char>('0' + k);
+    return d;
+  };
+  EinsumEquation out;
+  for (const auto& [t, e] : parsed) {
+    const auto dots = t.find("...");
+    out.inputs.push_back(dots == std::string::npos ? t : t.substr(0, dots) + digits(ellipsis - e, ellipsis) + t.substr(dots + 3));
+  }
+  if (arrow != std::string::npos) {
+    std::size_t dots;
+    const std::string rhs = eq.substr(arrow + 2);
+    letters_only(rhs, dots);
+    out.output = dots == std::string::npos ? rhs : rhs.substr(0, dots) + digits(0, ellipsis) + rhs.substr(dots + 3);
+    for (std::size_t k = 0; k < out.output.size(); ++k) {
+      const char ch = out.output[k];
+      if (out.output.find(ch, k + 1) != std::string::npos) fail(std::string("the output names '") + ch + "' twice");
+      if (std::none_of(out.inputs.begin(), out.inputs.end(), [&](const std::string& t) { return t.find(ch) != std::string::npos; }))
+        fail(std::string("the output's '") + ch + "' is no operand's");
+    }
+  } else {
+    out.output = digits(0, ellipsis);
+    std::string all;
+    for (const auto& t : out.inputs) all += t;
+    for (char ch = 'A'; ch <= 'z'; ++ch)
+      if (std::isalpha(static_cast<unsigned char>(ch)) && std::count(all.begin(), all.end(), ch) == 1) out.output += ch;
+  }
+  return out;
+}
+
+EinsumEquation einsum_of(const std::string& equation, const std::vector<std::size_t>& ranks, const std::function<void(const std::string&)>& fail) {
+  return parse_einsum(equation, ranks, [&](const std::string& m) {
+    fail(m);
+    throw std::logic_error(m);  // fail does not return
+  });
+}
+
+void einsum(OpContext& c) {
+  std::vector<std::size_t> ranks;
+  for (std::size_t i = 0; i < c.input_count(); ++i) ranks.push_back(c.rank(i));
+  const std::string equation = c.attr_string("equation", "");
+  if (equation.empty()) c.error("attribute 'equation' must be given");
+  auto eq = einsum_of(equation, ranks, [&](const std::string& m) { c.error(m); });
+  std::map<char, Extent> extent;
+  for (std::size_t i = 0; i < eq.inputs.size(); ++i) {
+    if (c.input(i).elem != c.input(0).elem) c.error(c.tensor(i) + " is " + element_type_name(c.input(i).elem) + ", " + c.tensor(0) + " " + element_type_name(c.input(0).elem));
+    for (std::size_t k = 0; k < eq.inputs[i].size(); ++k) {
+      const char l = eq.inputs[i][k];
+      const Extent& e = c.input(i).dims[k];
+      auto [it, fresh] = extent.emplace(l, e);
+      if (fresh || it->second == e) continue;
+      const bool ellipsis = std::isdigit(static_cast<unsigned char>(l));
+      if (ellipsis && e == Extent(1)) continue;
+      if (ellipsis && it->second == Extent(1)) {
+        it->second = e;
+        continue;
+      }
+      c.equal(it->second, e, std::string("label '") + l + "' of " + c.tensor(i) + " and its first use");
+    }
+  }
+  std::vector<Extent> out;
+  for (char l : eq.output) out.push_back(extent.at(l));
+  c.set_output(0, c.input(0).elem, out);
+}
+
+// Each output axis is named as the first operand axis of its label names it (the layout's where
+// that name is taken already).
+void name_einsum(axes::NodeNaming& x) {
+  std::vector<std::size_t> ranks;
+  for (std::size_t i = 0; i < x.node.inputs.size(); ++i) ranks.push_back(x.input_dims(i).size());
+  auto eq = einsum_of(x.attributes().text("equation", ""), ranks, [&](const std::string& m) { x.error(m); });
+  axes::Partial p;
+  std::set<AxisName> used;
+  for (char l : eq.output) {
+    std::optional<AxisName> name;
+    for (std::size_t i = 0; i < eq.inputs.size() && !name; ++i) {
+      const auto k = eq.inputs[i].find(l);
+      if (k != std::string::npos && !(x.input_dims(i)[k] == Extent(1) && std::isdigit(static_cast<unsigned char>(l)))) name = x.axes_of(i)[k];
+    }
+    if (name && !used.insert(*name).second) name.reset();
+    p.push_back(name);
+  }
+  x.complete(0, p);
+}
+
+void lower_einsum(LowerContext& cx, const Node& n) {
+  TensorInfo out = cx.info(n.outputs.at(0));
+  cx.compute_type(out.elem);
+  std::vector<std::size_t> ranks;
+  for (const auto& in : n.inputs) ranks.push_back(cx.info(in).axes.size());
+  auto eq = einsum_of(cx.attr_string("equation", ""), ranks, [&](const std::string& m) { cx.error(m); });
+  std::vector<Arg> args = {quoted_name(eq.spelled())};
+  for (const auto& in : n.inputs) args.push_back(Arg::of_tensor(in));
+  cx.call("einsum", {TypeArg::of_axes(out.axes)}, args);
+}
+
 }  // namespace
 
 void register_matmul(std::vector<Operator>& r) {
   r.push_back({.op_type = "MatMul", .infer = matmul, .name_axes = name_matmul, .lower = lower_matmul, .in_scope = true});
   r.push_back({.op_type = "Gemm", .infer = gemm, .name_axes = name_gemm, .lower = lower_gemm, .in_scope = true});
+  r.push_back({.op_type = "Einsum", .infer = einsum, .name_axes = name_einsum, .lower = lower_einsum, .computes_double = true,
+               .in_scope = true});
 }
 
 }  // namespace loam::ops

@@ -1,6 +1,6 @@
 // Normalizations: Softmax, LogSoftmax, Hardmax (and the pre-opset-13 flattened forms the readers
-// spell loam.SoftmaxFlattened / loam.LogSoftmaxFlattened), LayerNormalization, BatchNormalization,
-// InstanceNormalization. Each keeps its input's shape and axes; the rules check axes and parameter
+// spell loam.SoftmaxFlattened / loam.LogSoftmaxFlattened / loam.HardmaxFlattened), LayerNormalization,
+// BatchNormalization, InstanceNormalization, LRN, MeanVarianceNormalization. Each keeps its input's shape and axes; the rules check axes and parameter
 // shapes. Along the last axis the elementwise lowering generates their kernels (a row with its
 // reductions); otherwise each is a call of the runtime's.
 #include "ops/op.hpp"
@@ -111,6 +111,50 @@ void lower_hardmax(LowerContext& cx, const Node& n) {
   else cx.call("hardmax", {}, {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", -1), "axis")});
 }
 
+void lower_instance_norm(LowerContext& cx, const Node& n) {
+  TensorInfo x = cx.info(cx.in(0));
+  if (x.elem != ElementType::F32) cx.error("InstanceNormalization is computed in float");
+  std::vector<AxisName> channel = {x.axes[1]};
+  cx.call("instance_normalization", {},
+          {Arg::of_tensor(cx.in(0)), cx.lifted(cx.in(1), channel), cx.lifted(cx.in(2), channel),
+           Arg::of_float(cx.attr_float("epsilon", 1e-5f), "epsilon")});
+}
+
+void lrn(OpContext& c) {
+  const auto& x = c.input(0);
+  if (x.dims.size() < 2) c.error(c.tensor(0) + " " + x.shape_string() + " has no channel axis");
+  auto size = c.attr_int_opt("size");
+  if (!size || *size < 1) c.error("attribute 'size' must be given and positive");
+  c.set_output(0, x.elem, x.dims);
+}
+
+void lower_lrn(LowerContext& cx, const Node& n) {
+  if (cx.info(cx.in(0)).elem != ElementType::F32) cx.error("LRN is computed in float");
+  cx.call("lrn", {},
+          {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("size", 1), "size"), Arg::of_float(cx.attr_float("alpha", 1e-4f), "alpha"),
+           Arg::of_float(cx.attr_float("beta", 0.75f), "beta"), Arg::of_float(cx.attr_float("bias", 1.0f), "bias")});
+}
+
+// MeanVarianceNormalization: over `axes` (default [0, 2, 3]).
+std::vector<int64_t> mvn_axes(const std::optional<std::vector<int64_t>>& given) { return given ? *given : std::vector<int64_t>{0, 2, 3}; }
+
+void mean_variance_norm(OpContext& c) {
+  const auto& x = c.input(0);
+  std::vector<bool> seen(x.dims.size(), false);
+  for (int64_t a : mvn_axes(c.attr_ints("axes"))) {
+    std::size_t k = c.axis(a, x.dims.size(), "axis");
+    if (seen[k]) c.error("axis " + std::to_string(a) + " is given twice");
+    seen[k] = true;
+  }
+  c.set_output(0, x.elem, x.dims);
+}
+
+void lower_mean_variance_norm(LowerContext& cx, const Node& n) {
+  if (cx.info(cx.in(0)).elem != ElementType::F32) cx.error("MeanVarianceNormalization is computed in float");
+  std::vector<int64_t> axes = mvn_axes(cx.attributes().integers("axes"));
+  cx.call("mean_variance_normalization", {}, {Arg::of_tensor(cx.in(0)), Arg::of_extents({axes.begin(), axes.end()})});
+}
+
 void lower_batch_norm(LowerContext& cx, const Node& n) {
   for (std::size_t k = 1; k < n.outputs.size(); ++k)
     if (!n.outputs[k].empty()) cx.error("training-mode outputs are not supported");
@@ -157,7 +201,11 @@ void register_normalization(std::vector<Operator>& r) {
                .lower = lower_hardmax, .in_scope = true});
   r.push_back({.op_type = "BatchNormalization", .infer = batch_norm, .name_axes = name_channel_norm, .lower = lower_batch_norm,
                .in_scope = true});
-  r.push_back({.op_type = "InstanceNormalization", .infer = instance_norm, .name_axes = name_channel_norm});
+  r.push_back({.op_type = "InstanceNormalization", .infer = instance_norm, .name_axes = name_channel_norm, .lower = lower_instance_norm,
+               .in_scope = true});
+  r.push_back({.op_type = "LRN", .infer = lrn, .name_axes = name_like_input, .lower = lower_lrn, .in_scope = true});
+  r.push_back({.op_type = "MeanVarianceNormalization", .infer = mean_variance_norm, .name_axes = name_like_input,
+               .lower = lower_mean_variance_norm, .in_scope = true});
   r.push_back({.op_type = "LayerNormalization", .infer = layer_norm, .name_axes = name_layer_norm, .lower = lower_layer_norm,
                .in_scope = true});
 }

@@ -250,6 +250,43 @@ TEST(OneHot, NegativeIndicesCountFromTheDepthAndOthersNameNone) {
             (std::vector<float>{5, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1}));
 }
 
+TEST(Einsum, ContractsDiagonalsAndBroadcastsAnEllipsisAxisOfOne) {
+  Tensor<float, Axes<Batch, Feat>> a({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor<float, Axes<Feat, Out>> b({3, 2}, {1, 0, 0, 1, 1, 1});
+  EXPECT_EQ(values(cpu.einsum<Axes<Batch, Out>>("ij,jk->ik", a, b)), (std::vector<float>{4, 5, 10, 11}));
+  EXPECT_EQ(values(cpu.einsum<Axes<Feat, Batch>>("ij->ji", a)), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(values(cpu.einsum<Axes<>>("ij->", a)), (std::vector<float>{21}));
+  Tensor<float, Axes<Feat, Idx>> sq({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  EXPECT_EQ(values(cpu.einsum<Axes<Feat>>("ii->i", sq)), (std::vector<float>{1, 5, 9}));
+  // '0' is an ellipsis axis: a's 1 broadcasts against c's 2.
+  Tensor<float, Axes<One, Feat>> a1({1, 3}, {1, 2, 3});
+  Tensor<float, Axes<Batch, Feat>> c({2, 3}, {1, 1, 1, 0, 1, 0});
+  EXPECT_EQ(values(cpu.einsum<Axes<Batch>>("0i,0i->0", a1, c)), (std::vector<float>{6, 2}));
+}
+
+TEST(Normalisations, InstanceLrnAndMeanVarianceByHand) {
+  Tensor<float, Axes<Batch, Feat, Seq>> x({1, 2, 2}, {1, 3, 10, 10});
+  Tensor<float, Axes<Feat>> scale({2}, {2, 1}), bias({2}, {0.5f, -1});
+  // Channel 0: mean 2, variance 1; channel 1: variance 0, so x - mean = 0.
+  auto in = values(cpu.instance_normalization(x, scale, bias, 0.0f));
+  EXPECT_FLOAT_EQ(in[0], -1.5f);
+  EXPECT_FLOAT_EQ(in[1], 2.5f);
+  EXPECT_TRUE(std::isnan(in[2]));  // (x - mean) / sqrt(0 + 0) is 0 / 0
+  auto eps = values(cpu.instance_normalization(x, scale, bias, 1.0f));
+  EXPECT_FLOAT_EQ(eps[2], -1.0f);
+  // LRN of size 3 over 2 channels: each sees both; alpha 3 makes alpha / size 1.
+  Tensor<float, Axes<Batch, Feat, Seq>> y({1, 2, 1}, {1, 2});
+  auto l = values(cpu.lrn(y, 3, 3.0f, 1.0f, 1.0f));
+  EXPECT_FLOAT_EQ(l[0], 1.0f / 6.0f);
+  EXPECT_FLOAT_EQ(l[1], 2.0f / 6.0f);
+  // MVN over the last axis: (x - mean) / (std + 1e-9).
+  Tensor<float, Axes<Batch, Feat>> m({2, 2}, {1, 3, 5, 5});
+  auto mv = values(cpu.mean_variance_normalization(m, std::vector<std::int64_t>{1}));
+  EXPECT_FLOAT_EQ(mv[0], -1.0f);
+  EXPECT_FLOAT_EQ(mv[1], 1.0f);
+  EXPECT_FLOAT_EQ(mv[2], 0.0f);
+}
+
 TEST(Windows, RefuseAKernelLargerThanThePaddedInput) {
   struct N {};
   struct C {};
