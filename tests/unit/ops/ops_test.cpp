@@ -383,6 +383,39 @@ TEST(Normalization, LayerNormStatsArgMaxReduceAndLoamOps) {
   })"), Error);  // 3 aligned at axis 1 meets 4
 }
 
+TEST(Einsum, ImplicitOutputsEllipsesAndRefusals) {
+  auto r = run(R"(g (float[B, S, 4] a, float[4, K] b, float[1, 3, S, S] d) => (float[?, ?, ?] y, float[?, ?] t, float[?, ?, ?] e) {
+    y = Einsum<equation = "bsi,ik">(a, b)
+    t = Einsum<equation = "ij->ji">(b)
+    e = Einsum<equation = "...ii->...i">(d)
+  })");
+  // Implicit: the letters used once, in order (b, k, s).
+  EXPECT_EQ(r.value("y").dims, (std::vector<Extent>{S("B"), S("K"), S("S")}));
+  EXPECT_EQ(r.value("t").dims, (std::vector<Extent>{S("K"), Extent(4)}));
+  EXPECT_EQ(r.value("e").dims, (std::vector<Extent>{Extent(1), Extent(3), S("S")}));
+  refused(R"(g (float[2, 3] a) => (float[?] y) { y = Einsum<equation = "ijk->i">(a) })", "does not fit operand 0");
+  refused(R"(g (float[2, 3] a) => (float[?] y) { y = Einsum<equation = "i1->i">(a) })", "'1' is no label");
+  refused(R"(g (float[2, 3] a) => (float[?] y) { y = Einsum<equation = "ij->k">(a) })", "the output's 'k' is no operand's");
+  refused(R"(g (float[2, 3] a, float[4, 3] b) => (float[?] y) { y = Einsum<equation = "ij,ij->i">(a, b) })", "label 'i'");
+}
+
+TEST(Selections, TopKOneHotGatherNdDepthToSpaceShapes) {
+  auto r = run(R"(g (float[N, 10] x, int64[N, 2] i, float[2] v, float[2, 3, 4] d, int64[5, 2] p, float[1, 8, 2, 3] s) => (float[?, ?] tv, int64[?, ?] ti, float[?, ?, ?] oh, float[?, ?] g, float[?, ?, ?, ?] ds) <int64[1] k = {3}, int64[1] depth = {7}> {
+    tv, ti = TopK<axis = -1>(x, k)
+    oh = OneHot<axis = 1>(i, depth, v)
+    g = GatherND(d, p)
+    ds = DepthToSpace<blocksize = 2, mode = "CRD">(s)
+  })");
+  EXPECT_EQ(r.value("tv").dims, (std::vector<Extent>{S("N"), Extent(3)}));
+  EXPECT_EQ(r.value("ti").elem, ElementType::I64);
+  EXPECT_EQ(r.value("oh").dims, (std::vector<Extent>{S("N"), Extent(7), Extent(2)}));
+  EXPECT_EQ(r.value("g").dims, dims({5, 4}));
+  EXPECT_EQ(r.value("ds").dims, dims({1, 2, 4, 6}));
+  refused(R"(g (float[2, 4] x) => (float[?, ?] v, int64[?, ?] i) <int64[1] k = {5}> { v, i = TopK(x, k) })", "past the axis");
+  refused(R"(g (float[1, 6, 2, 2] s) => (float[?, ?, ?, ?] y) { y = DepthToSpace<blocksize = 2>(s) })", "not a multiple of 4");
+  refused(R"(g (float[2, 3] d, int64[5, 3] p) => (float[?] y) { y = GatherND(d, p) })", "it must lie in [1, 2]");
+}
+
 TEST(Normalization, BatchNormChecksItsChannels) {
   auto ok = run(R"(g (float[N, 3, 4, 4] x, float[3] s, float[3] b, float[3] m, float[3] v) => (float[?, ?, ?, ?] y) {
     y = BatchNormalization(x, s, b, m, v)
