@@ -5,6 +5,39 @@ enum class PadMode : std::uint8_t { Constant, Reflect, Edge, Wrap };
 enum class ScatterReduction : std::uint8_t { None, Add, Mul, Max, Min };
 
 struct CpuMovement : CpuBase {
+  // An index of `indices_name` at `element` must lie in [-extent, extent): else a KernelRefusal
+  // naming the tensor.
+  template <class I>
+  static void check_index(std::string_view indices_name, I index, std::int64_t element, std::int64_t extent) {
+    if (index < -extent || index >= extent)
+      throw KernelRefusal(InputError{std::string(indices_name), "", "",
+                                     "index " + std::to_string(index) + " at element " + std::to_string(element) + " lies outside an axis of " +
+                                         std::to_string(extent)});
+  }
+  // Off `axis`, each extent of the indices must not pass data's (GatherElements, ScatterElements).
+  template <std::size_t R>
+  static void check_within(std::string_view indices_name, const Ext<R>& indices, const Ext<R>& data, std::size_t axis) {
+    for (std::size_t i = 0; i < R; ++i)
+      if (i != axis && indices[i] > data[i])
+        throw KernelRefusal(InputError{std::string(indices_name), "", "",
+                                       "axis " + std::to_string(i) + " of " + std::to_string(indices[i]) + " is longer than the data's " +
+                                           std::to_string(data[i])});
+  }
+  // Row-major element strides, one past the last axis (1) included.
+  template <std::size_t R>
+  static std::array<std::int64_t, R + 1> strides_of(const Ext<R>& extents) {
+    std::array<std::int64_t, R + 1> stride{};
+    stride[R] = 1;
+    for (std::size_t i = R; i-- > 0;) stride[i] = stride[i + 1] * extents[i];
+    return stride;
+  }
+  // A fresh copy of `t` to scatter into.
+  template <class E, class L>
+  static HostTensor<E, L> copy_of(const HostTensor<E, L>& t) {
+    auto out = HostTensor<E, L>::uninitialized(t.extents());
+    if (t.count() > 0) std::copy(t.data(), t.data() + t.count(), out.mutable_data_unchecked());
+    return out;
+  }
   // ---------------------------------------------------------------- moving elements
 
   // Transpose with ONNX's perm: result axis i is input axis perm[i].
@@ -143,9 +176,7 @@ struct CpuMovement : CpuBase {
     for (std::size_t i = ax + 1; i < RD; ++i) oe[at++] = data.extents()[i];
     const std::int64_t* ix = indices.data();
     for (std::int64_t i = 0; i < indices.count(); ++i)
-      if (ix[i] < -dim || ix[i] >= dim)
-        throw KernelRefusal(InputError{std::string(indices_name), "", "",
-                                       "index " + std::to_string(ix[i]) + " at element " + std::to_string(i) + " lies outside an axis of " + std::to_string(dim)});
+      check_index(indices_name, ix[i], i, dim);
     auto out = Tensor<E, Out>::uninitialized(oe);
     std::int64_t outer = 1, inner = 1;
     for (std::size_t i = 0; i < ax; ++i) outer *= data.extents()[i];
@@ -170,21 +201,13 @@ struct CpuMovement : CpuBase {
     constexpr std::size_t R = AxisRank<LD>;
     static_assert(AxisRank<LI> == R && AxisRank<Out> == R, "gather_elements: data, indices and the result share a rank");
     const std::size_t ax = norm_axis(axis, R, "gather_elements");
-    for (std::size_t i = 0; i < R; ++i)
-      if (i != ax && indices.extents()[i] > data.extents()[i])
-        throw KernelRefusal(InputError{std::string(indices_name), "", "",
-                                       "axis " + std::to_string(i) + " of " + std::to_string(indices.extents()[i]) +
-                                           " is longer than the data's " + std::to_string(data.extents()[i])});
+    check_within<R>(indices_name, indices.extents(), data.extents(), ax);
     const std::int64_t dim = data.extents()[ax];
     const I* ix = indices.data();
     for (std::int64_t i = 0; i < indices.count(); ++i)
-      if (ix[i] < -dim || ix[i] >= dim)
-        throw KernelRefusal(InputError{std::string(indices_name), "", "",
-                                       "index " + std::to_string(ix[i]) + " at element " + std::to_string(i) + " lies outside an axis of " + std::to_string(dim)});
+      check_index(indices_name, ix[i], i, dim);
     auto out = Tensor<E, Out>::uninitialized(indices.extents());
-    std::array<std::int64_t, R + 1> dstride{};
-    dstride[R] = 1;
-    for (std::size_t i = R; i-- > 0;) dstride[i] = dstride[i + 1] * data.extents()[i];
+    const auto dstride = strides_of<R>(data.extents());
     std::array<std::int64_t, R + 1> idx{};
     E* y = out.mutable_data_unchecked();
     const E* d = data.data();
@@ -326,15 +349,11 @@ struct CpuMovement : CpuBase {
     }
     for (std::size_t i = b; i + 1 < Q; ++i) per_batch *= indices.extents()[i];
     for (std::size_t i = b + static_cast<std::size_t>(k); i < R; ++i) slice *= data.extents()[i];
-    std::array<std::int64_t, R + 1> stride{};
-    stride[R] = 1;
-    for (std::size_t i = R; i-- > 0;) stride[i] = stride[i + 1] * data.extents()[i];
+    const auto stride = strides_of<R>(data.extents());
     const std::int64_t* ix = indices.data();
     for (std::int64_t i = 0; i < indices.count(); ++i) {
       const std::int64_t dim = data.extents()[b + static_cast<std::size_t>(i % k)];
-      if (ix[i] < -dim || ix[i] >= dim)
-        throw KernelRefusal(InputError{std::string(indices_name), "", "",
-                                       "index " + std::to_string(ix[i]) + " at element " + std::to_string(i) + " lies outside an axis of " + std::to_string(dim)});
+      check_index(indices_name, ix[i], i, dim);
     }
     typename Tensor<E, Out>::Extents oe{};
     std::size_t at = 0;
@@ -383,16 +402,11 @@ struct CpuMovement : CpuBase {
     const std::int64_t* ix = indices.data();
     for (std::int64_t i = 0; i < indices.count(); ++i) {
       const std::int64_t dim = data.extents()[static_cast<std::size_t>(i % k)];
-      if (ix[i] < -dim || ix[i] >= dim)
-        throw KernelRefusal(InputError{std::string(indices_name), "", "",
-                                       "index " + std::to_string(ix[i]) + " at element " + std::to_string(i) + " lies outside an axis of " + std::to_string(dim)});
+      check_index(indices_name, ix[i], i, dim);
     }
-    std::array<std::int64_t, R + 1> stride{};
-    stride[R] = 1;
-    for (std::size_t i = R; i-- > 0;) stride[i] = stride[i + 1] * data.extents()[i];
-    auto out = Tensor<E, LD>::uninitialized(data.extents());
+    const auto stride = strides_of<R>(data.extents());
+    auto out = copy_of(data);
     E* y = out.mutable_data_unchecked();
-    if (data.count() > 0) std::copy(data.data(), data.data() + data.count(), y);
     const E* u = updates.data();
     for (std::int64_t j = 0; j < rows; ++j) {
       std::int64_t to = 0;
@@ -413,25 +427,15 @@ struct CpuMovement : CpuBase {
     constexpr std::size_t R = AxisRank<LD>;
     static_assert(AxisRank<LI> == R && AxisRank<LU> == R, "scatter_elements: data, indices and updates share a rank");
     const std::size_t ax = norm_axis(axis, R, "scatter_elements");
-    for (std::size_t i = 0; i < R; ++i) {
-      if (updates.extents()[i] != indices.extents()[i]) throw KernelMisuse("scatter_elements: the updates' extents are not the indices'");
-      if (i != ax && indices.extents()[i] > data.extents()[i])
-        throw KernelRefusal(InputError{std::string(indices_name), "", "",
-                                       "axis " + std::to_string(i) + " of " + std::to_string(indices.extents()[i]) +
-                                           " is longer than the data's " + std::to_string(data.extents()[i])});
-    }
+    if (updates.extents() != indices.extents()) throw KernelMisuse("scatter_elements: the updates' extents are not the indices'");
+    check_within<R>(indices_name, indices.extents(), data.extents(), ax);
     const std::int64_t dim = data.extents()[ax];
     const I* ix = indices.data();
     for (std::int64_t i = 0; i < indices.count(); ++i)
-      if (ix[i] < -dim || ix[i] >= dim)
-        throw KernelRefusal(InputError{std::string(indices_name), "", "",
-                                       "index " + std::to_string(ix[i]) + " at element " + std::to_string(i) + " lies outside an axis of " + std::to_string(dim)});
-    std::array<std::int64_t, R + 1> stride{};
-    stride[R] = 1;
-    for (std::size_t i = R; i-- > 0;) stride[i] = stride[i + 1] * data.extents()[i];
-    auto out = Tensor<E, LD>::uninitialized(data.extents());
+      check_index(indices_name, ix[i], i, dim);
+    const auto stride = strides_of<R>(data.extents());
+    auto out = copy_of(data);
     E* y = out.mutable_data_unchecked();
-    if (data.count() > 0) std::copy(data.data(), data.data() + data.count(), y);
     const E* u = updates.data();
     std::array<std::int64_t, R + 1> idx{};
     for (std::int64_t i = 0; i < indices.count(); ++i) {

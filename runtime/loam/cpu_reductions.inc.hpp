@@ -58,14 +58,22 @@ struct CpuReductions : CpuBase {
 
   template <class L>
   static HostTensor<float, L> softmax_matrix(const HostTensor<float, L>& t, std::int64_t axis, bool log) {
+    const auto [outer, len] = as_matrix(t, axis, "softmax");
+    return softmax_rows(t, outer, len, 1, log);
+  }
+
+  // The input read as a matrix [prod(axes before axis), prod(the rest)], as the pre-13 Softmax,
+  // LogSoftmax and Hardmax read it (axis in [-rank, rank]).
+  template <class E, class L>
+  static std::pair<std::int64_t, std::int64_t> as_matrix(const HostTensor<E, L>& t, std::int64_t axis, const char* kernel) {
     constexpr std::size_t R = AxisRank<L>;
     const std::int64_t r = static_cast<std::int64_t>(R);
-    if (axis < -r || axis > r) throw KernelMisuse("softmax: axis " + std::to_string(axis) + " outside rank " + std::to_string(r));
+    if (axis < -r || axis > r) throw KernelMisuse(std::string(kernel) + ": axis " + std::to_string(axis) + " outside rank " + std::to_string(r));
     const std::size_t ax = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
     std::int64_t outer = 1, len = 1;
     for (std::size_t i = 0; i < ax; ++i) outer *= t.extents()[i];
     for (std::size_t i = ax; i < R; ++i) len *= t.extents()[i];
-    return softmax_rows(t, outer, len, 1, log);
+    return {outer, len};
   }
 
   // Hardmax: 1 at the first maximum of each lane, 0 elsewhere (opset 13 over one axis; before 13
@@ -81,13 +89,7 @@ struct CpuReductions : CpuBase {
   }
   template <class L>
   Tensor<float, L> hardmax_flattened(const Tensor<float, L>& t, std::int64_t axis = 1) const {
-    constexpr std::size_t R = AxisRank<L>;
-    const std::int64_t r = static_cast<std::int64_t>(R);
-    if (axis < -r || axis > r) throw KernelMisuse("hardmax: axis " + std::to_string(axis) + " outside rank " + std::to_string(r));
-    const std::size_t ax = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
-    std::int64_t outer = 1, len = 1;
-    for (std::size_t i = 0; i < ax; ++i) outer *= t.extents()[i];
-    for (std::size_t i = ax; i < R; ++i) len *= t.extents()[i];
+    const auto [outer, len] = as_matrix(t, axis, "hardmax");
     return hardmax_lanes(t, outer, len, 1);
   }
   template <class L>
