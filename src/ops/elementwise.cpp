@@ -280,8 +280,8 @@ void name_zip_at(axes::NodeNaming& x) {
 
 void register_elementwise(std::vector<Operator>& r) {
   // The elementwise lowering (lower/elementwise.cpp) builds the expressions of Where, Clip, Cast,
-  // Identity, Dropout and CastLike; the math and activations are unary.cpp's, the arithmetic, comparisons and
-  // logic binary.cpp's.
+  // CastLike, Identity and Dropout; the math and activations are unary.cpp's, the arithmetic,
+  // comparisons and logic binary.cpp's.
   r.push_back({.op_type = "Where", .infer = where_op, .name_axes = name_broadcast, .elementwise = true,
                .keeps_narrow_range = true, .in_scope = true});
   r.push_back({.op_type = "Identity", .infer = unary_same, .name_axes = name_like_input, .data_operands = first_input,

@@ -1,8 +1,9 @@
 // Normalizations: Softmax, LogSoftmax, Hardmax (and the pre-opset-13 flattened forms the readers
-// spell loam.SoftmaxFlattened / loam.LogSoftmaxFlattened / loam.HardmaxFlattened), LayerNormalization,
-// BatchNormalization, InstanceNormalization, LRN, MeanVarianceNormalization. Each keeps its input's shape and axes; the rules check axes and parameter
-// shapes. Along the last axis the elementwise lowering generates their kernels (a row with its
-// reductions); otherwise each is a call of the runtime's.
+// spell loam.SoftmaxFlattened / loam.LogSoftmaxFlattened / loam.HardmaxFlattened),
+// LayerNormalization, BatchNormalization, InstanceNormalization, LRN, MeanVarianceNormalization.
+// Each keeps its input's shape and axes; the rules check axes and parameter shapes. Along the last
+// axis the elementwise lowering generates their kernels (a row with its reductions); otherwise each
+// is a call of the runtime's.
 #include "ops/op.hpp"
 #include "support/error.hpp"
 

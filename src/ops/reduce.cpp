@@ -1,7 +1,7 @@
 // Reductions over axes: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
-// ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, ArgMax/ArgMin, TopK, and the running sum CumSum. Integer ReduceProd, ReduceSum,
-// ReduceMax and ReduceMin fold over known values. The reduced axes leave the result's names (or stay
-// at length 1).
+// ReduceLogSum, ReduceLogSumExp, ReduceSumSquare; ArgMax, ArgMin and TopK along one; the running sum
+// CumSum. Integer ReduceProd, ReduceSum, ReduceMax and ReduceMin fold over known values. The reduced
+// axes leave the result's names (or stay at length 1).
 #include <map>
 #include <set>
 
@@ -246,7 +246,8 @@ void register_reduce(std::vector<Operator>& r) {
   // TopK selects elements: a narrow integer stays in range.
   r.push_back({.op_type = "TopK", .infer = top_k, .name_axes = name_top_k, .data_operands = first_input, .lower = lower_top_k,
                .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
-  r.push_back({.op_type = "CumSum", .infer = cumsum, .name_axes = name_like_input, .lower = lower_cumsum, .computes_double = true, .in_scope = true});
+  r.push_back({.op_type = "CumSum", .infer = cumsum, .name_axes = name_like_input, .lower = lower_cumsum, .computes_double = true,
+               .in_scope = true});
 }
 
 }  // namespace loam::ops
