@@ -1,5 +1,7 @@
 #include "options/options.hpp"
 
+#include <cmath>
+
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -27,12 +29,13 @@ class OptionsReader {
   Options read(const json& root) {
     if (!root.is_object()) fail(origin_ + ": expected a JSON object at the top level");
     refuse_unknown(root, "", {"architecture", "checkpoints", "dims", "inline_weights", "layout",
-                              "outputs", "webgpu"});
+                              "outputs", "values", "webgpu"});
     Options o;
     if (auto* v = optional_field(root, "layout")) o.layout = read_layout(*v, "layout");
     if (auto* v = optional_field(root, "architecture")) o.architecture = read_string(*v, "architecture");
     if (auto* v = optional_field(root, "dims")) o.dims = read_dims(*v, "dims");
     if (auto* v = optional_field(root, "outputs")) o.outputs = read_outputs(*v, "outputs");
+    if (auto* v = optional_field(root, "values")) o.values = read_values(*v, "values");
     if (auto* v = optional_field(root, "inline_weights")) o.inline_weights = read_bool(*v, "inline_weights");
     if (auto* v = optional_field(root, "checkpoints")) o.checkpoints = read_checkpoints(*v, "checkpoints");
     if (auto* v = optional_field(root, "webgpu")) o.webgpu = read_bool(*v, "webgpu");
@@ -137,6 +140,40 @@ class OptionsReader {
     return dims;
   }
 
+  // {"input": number or [numbers]}: integers kept exact, reals as doubles.
+  std::map<std::string, FixedValue> read_values(const json& v, const std::string& path) const {
+    if (!v.is_object()) fail_at(path, "expected an object mapping graph input names to their values");
+    std::map<std::string, FixedValue> values;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      std::string vp = json_key_path_join(path, it.key());
+      if (it.key().empty()) fail_at(vp, "a graph input's name is not empty");
+      const json& x = it.value();
+      std::vector<const json*> elements;
+      if (x.is_array())
+        for (const auto& e : x) elements.push_back(&e);
+      else
+        elements.push_back(&x);
+      FixedValue f;
+      for (const json* e : elements) {
+        if (!e->is_number()) fail_at(vp, "expected a number or an array of numbers");
+        if (e->is_number_float()) f.real = true;
+        if (e->is_number_unsigned() && e->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+          fail_at(vp, "element " + e->dump() + " does not fit in int64");
+      }
+      for (const json* e : elements) {
+        if (f.real) {
+          const double d = e->get<double>();
+          if (!std::isfinite(d)) fail_at(vp, "element " + e->dump() + " is not finite");
+          f.reals.push_back(d);
+        } else {
+          f.integers.push_back(e->get<int64_t>());
+        }
+      }
+      values.emplace(it.key(), std::move(f));
+    }
+    return values;
+  }
+
   std::vector<std::string> read_outputs(const json& v, const std::string& path) const {
     const json& arr = expect_array(v, path);
     std::vector<std::string> outs;
@@ -201,6 +238,9 @@ std::string canonical_options_json(const Options& options) {
   root["inline_weights"] = options.inline_weights;
   root["layout"] = std::move(layout);
   root["outputs"] = options.outputs ? json(*options.outputs) : json(nullptr);
+  json values = json::object();
+  for (const auto& [k, v] : options.values) values[k] = v.real ? json(v.reals) : json(v.integers);
+  root["values"] = std::move(values);
   root["webgpu"] = options.webgpu;
   // nlohmann's object is a std::map, so keys come out sorted; no indent means no whitespace.
   try {

@@ -23,10 +23,21 @@ struct LayoutRule {
   bool operator==(const LayoutRule&) const = default;
 };
 
+// One `values` entry: the elements a graph input is fixed to at build time, row-major. Integers
+// stay exact; one element written with a fraction or exponent makes them all reals.
+struct FixedValue {
+  std::vector<int64_t> integers;
+  std::vector<double> reals;
+  bool real = false;
+  std::size_t size() const { return real ? reals.size() : integers.size(); }
+  bool operator==(const FixedValue&) const = default;
+};
+
 struct Options {
   std::vector<LayoutRule> layout;                 // ordered; the first rule that matches wins
   std::optional<std::string> architecture;        // accepted, not read yet
   std::map<std::string, int64_t> dims;            // dim_param -> static extent
+  std::map<std::string, FixedValue> values;       // graph input -> its value, fixed at build time
   std::optional<std::vector<std::string>> outputs;  // graph outputs forward returns
   bool inline_weights = false;
   std::vector<std::string> checkpoints;           // safetensors files (paths relative to the options file)

@@ -46,7 +46,27 @@ TEST(Options, EmptyObjectIsAllDefaults) {
   Options o = parse_options("{}", "opts.json");
   EXPECT_EQ(o, Options{});
   EXPECT_EQ(canonical_options_json(o),
-            R"J({"architecture":null,"checkpoints":[],"dims":{},"inline_weights":false,"layout":[],"outputs":null,"webgpu":false})J");
+            R"J({"architecture":null,"checkpoints":[],"dims":{},"inline_weights":false,"layout":[],"outputs":null,"values":{},"webgpu":false})J");
+}
+
+TEST(Options, ValuesKeepIntegersExactAndRefuseWhatIsNoNumber) {
+  Options o = parse_options(R"J({"values": {"sr": 16000, "big": [9007199254740993, -1], "t": [0.5, 2]}})J", "opts.json");
+  EXPECT_EQ(o.values.at("sr").integers, (std::vector<int64_t>{16000}));
+  EXPECT_FALSE(o.values.at("sr").real);
+  EXPECT_EQ(o.values.at("big").integers, (std::vector<int64_t>{9007199254740993, -1}));  // past double's 2^53
+  EXPECT_TRUE(o.values.at("t").real);
+  EXPECT_EQ(o.values.at("t").reals, (std::vector<double>{0.5, 2.0}));
+  EXPECT_NE(canonical_options_json(o).find(R"J("values":{"big":[9007199254740993,-1],"sr":[16000],"t":[0.5,2.0]})J"), std::string::npos)
+      << canonical_options_json(o);
+  for (const char* bad : {R"J({"values": {"sr": "16000"}})J", R"J({"values": [1]})J", R"J({"values": {"x": [1, true]}})J",
+                          R"J({"values": {"x": 18446744073709551615}})J"}) {
+    try {
+      parse_options(bad, "opts.json");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("key 'values"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Options, CanonicalFormIsSortedCompactAndSpelledOnce) {
@@ -55,7 +75,7 @@ TEST(Options, CanonicalFormIsSortedCompactAndSpelledOnce) {
                   "  \"dims\": { \"batch\": 2, \"seq\": 8 }, \"inline_weights\": false }\n";
   const std::string expected =
       R"J({"architecture":null,"checkpoints":[],"dims":{"batch":2,"seq":8},"inline_weights":false,)J"
-      R"J("layout":[{"axes":["N","(C H W)"],"graph":null,"pattern":"x"}],"outputs":null,"webgpu":false})J";
+      R"J("layout":[{"axes":["N","(C H W)"],"graph":null,"pattern":"x"}],"outputs":null,"values":{},"webgpu":false})J";
   EXPECT_EQ(canonical_options_json(parse_options(a, "a.json")), expected);
   EXPECT_EQ(canonical_options_json(parse_options(b, "b.json")), expected);
 }
