@@ -4,6 +4,7 @@
 
 #include "axes/naming.hpp"
 #include "checkpoint/checkpoint.hpp"
+#include "driver/specialize.hpp"
 #include "emit/names.hpp"
 #include "loom/syntax.hpp"
 #include "loom/verifier.hpp"
@@ -47,16 +48,21 @@ std::string run(const Program& p, std::optional<Stage> stop, emit::WrittenModule
     if (p.options.inline_weights) mo.inline_payloads = read_missing_payloads(ck, p.model.graph);
   }
 
-  const stage0::Stage0Result st = stage0::run_stage0(p.model, stage0::Stage0Options::from(p.options, ops::operators(), p.origin));
-  if (stop == Stage::Stage0) return stage0::check_report(p.model, st);
+  // The options' values fixed, and each If whose condition the build then knows replaced by the
+  // branch it takes.
+  const std::optional<Model> specialized = specialize(p.model, p.options, p.origin);
+  const Model& model = specialized ? *specialized : p.model;
 
-  const axes::AxisNaming naming = axes::name_axes(p.model, st, p.options.layout, p.origin);
+  const stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(p.options, ops::operators(), p.origin));
+  if (stop == Stage::Stage0) return stage0::check_report(model, st);
+
+  const axes::AxisNaming naming = axes::name_axes(model, st, p.options.layout, p.origin);
   if (stop == Stage::Axes) return axes::print_naming(naming);
 
   // The fusion plan is made inside lowering, which asks it node by node.
-  const lower::LoweredModule lowered = lower::lower_module(p.model, st, naming, p.origin, {p.fuse});
+  const lower::LoweredModule lowered = lower::lower_module(model, st, naming, p.origin, {p.fuse});
   lower::verify_lowered(lowered, p.origin);
-  if (p.report.text) *p.report.text = lower::fusion_report(p.model, lowered, p.report.json);
+  if (p.report.text) *p.report.text = lower::fusion_report(model, lowered, p.report.json);
   if (stop == Stage::Lowered) return lower::print_lowered(lowered);
 
   // What lowering generated is checked as any Loom module is, before it is printed as C++.
@@ -122,7 +128,9 @@ std::string emit_stage(const BuildRequest& r, Stage stage) {
   return run(Program{in.model, in.options, in.checkpoints, r.graph.filename().string(), name, r.fuse, {}}, stage, nullptr);
 }
 
-std::string propose_layout_json(const Model& model, const Options& options, const std::string& origin) {
+std::string propose_layout_json(const Model& read, const Options& options, const std::string& origin) {
+  const std::optional<Model> specialized = specialize(read, options, origin);
+  const Model& model = specialized ? *specialized : read;
   stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, ops::operators(), origin));
   auto rules = axes::propose_layout(model, st, origin);
   // Written by hand so the keys keep a reading order (graph, pattern, then axes) and each rule is a line.
@@ -136,6 +144,11 @@ std::string propose_layout_json(const Model& model, const Options& options, cons
   }
   out += "  ]";
   if (!options.dims.empty()) out += ",\n  \"dims\": " + nlohmann::json(options.dims).dump();
+  if (!options.values.empty()) {
+    nlohmann::json values = nlohmann::json::object();
+    for (const auto& [k, v] : options.values) values[k] = v.real ? nlohmann::json(v.reals) : nlohmann::json(v.integers);
+    out += ",\n  \"values\": " + values.dump();
+  }
   out += "\n}\n";
   return out;
 }

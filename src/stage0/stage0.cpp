@@ -414,8 +414,15 @@ struct Run {
       if (count.is_constant() && *count.constant() != 1)
         fail(where + ": the condition '" + node.inputs[0] + "' holds " + count.to_string() + " elements, not one");
     }
+    // At the top level, a condition the build knows takes one branch: only that one is analysed
+    // (the other may not even fit the values fixed), and the pipeline inlines it.
+    if (branch_depth == 0 && ins[0]->value && ins[0]->value->size() == 1 && ins[0]->value->all_constant() &&
+        ins[0]->value->kind == FoldedValue::Kind::Integer)
+      kept.taken = *ins[0]->value->ints[0].constant() != 0 ? 0 : 1;
     for (const char* name : {"then_branch", "else_branch"}) {
-      IfBranch& branch = std::string(name) == "then_branch" ? kept.then_branch : kept.else_branch;
+      const bool then = std::string(name) == "then_branch";
+      if (kept.taken && *kept.taken != (then ? 0u : 1u)) continue;
+      IfBranch& branch = then ? kept.then_branch : kept.else_branch;
       const Attribute* a = node.attr(name);
       if (!a || a->kind != Attribute::Kind::Graph || !a->g) fail(where + ": attribute '" + name + "' must be a graph");
       const Graph& g = *a->g;
@@ -430,13 +437,16 @@ struct Run {
       owed = OwedConditions();
       std::vector<NodeState>* outer_nodes = nodes_out;
       nodes_out = &branch.nodes;
-      ++branch_depth;
+      // A branch taken is analysed as the top level it becomes: an If inside it whose condition
+      // the build knows takes its branch too (the next round inlines it).
+      const int depth = kept.taken ? 0 : 1;
+      branch_depth += depth;
       std::vector<std::string> added;
       for (std::size_t i = 0; i < g.nodes.size(); ++i) {
         auto made = run_node(g.nodes[i], i);
         added.insert(added.end(), made.begin(), made.end());
       }
-      --branch_depth;
+      branch_depth -= depth;
       nodes_out = outer_nodes;
       branch.owed = owed.take();
       owed = std::move(outer_owed);
@@ -455,6 +465,16 @@ struct Run {
       return it != b.values.end() ? it->second : result.values.at(b.outputs[i]);
     };
     std::vector<ValueState> outs;
+    if (kept.taken) {
+      for (std::size_t i = 0; i < node.outputs.size(); ++i) {
+        ValueState v = branch_value(kept.at(*kept.taken), i);
+        v.name = node.outputs[i];
+        v.source = ValueState::Source::Node;
+        v.initializer = nullptr;
+        outs.push_back(std::move(v));
+      }
+      return outs;
+    }
     for (std::size_t i = 0; i < node.outputs.size(); ++i) {
       const ValueState& t = branch_value(kept.then_branch, i);
       const ValueState& e = branch_value(kept.else_branch, i);

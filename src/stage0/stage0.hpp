@@ -80,6 +80,9 @@ struct IfBranch {
 
 struct IfBranches {
   IfBranch then_branch, else_branch;
+  // A top-level If whose condition the build knows: the branch it takes (0 then, 1 else), the only
+  // one stage 0 analysed; the pipeline replaces the node by that branch's nodes before going on.
+  std::optional<std::size_t> taken;
   const IfBranch& at(std::size_t i) const { return i == 0 ? then_branch : else_branch; }
 };
 

@@ -20,6 +20,7 @@
 
 #include "axes/naming.hpp"
 #include "driver/pipeline.hpp"
+#include "driver/specialize.hpp"
 #include "graph/graph.hpp"
 #include "onnx/reader.hpp"
 #include "ops/operator.hpp"
@@ -233,11 +234,14 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
       std::string report;
       for (bool built = false; !built;) {
         try {
-          if (o.options_file) {
-            options = load_options(*o.options_file);
-          } else {
-            stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, ops::operators(), "model.onnx"));
-            options.layout = axes::propose_layout(model, st, "model.onnx");
+          // An options file without a layout (one that fixes values or extents) gets the layout
+          // `loam layout` would propose with it.
+          if (o.options_file) options = load_options(*o.options_file);
+          if (options.layout.empty()) {
+            const auto specialized = driver::specialize(model, options, "model.onnx");
+            const Model& m = specialized ? *specialized : model;
+            stage0::Stage0Result st = stage0::run_stage0(m, stage0::Stage0Options::from(options, ops::operators(), "model.onnx"));
+            options.layout = axes::propose_layout(m, st, "model.onnx");
           }
           c.module = driver::build_module(model, options, {}, "model.onnx", name, o.fuse, {&report, true});
           built = true;
@@ -251,11 +255,14 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
         if (pos == graph_inputs.end()) fail("model.onnx: the module takes '" + in.graph_name + "', which is no graph input");
         c.input_files.push_back(static_cast<std::size_t>(pos - graph_inputs.begin()));
       }
-      // The fusion report accounts for every node of the graph, once.
+      // The fusion report accounts for every node of the graph the passes read (an If taken is its
+      // branch's nodes), once.
       const auto decisions = nlohmann::json::parse(report).at("decisions");
-      if (decisions.size() != model.graph.nodes.size())
-        fail("model.onnx: the fusion report has " + std::to_string(decisions.size()) + " decisions for " +
-             std::to_string(model.graph.nodes.size()) + " nodes");
+      const auto specialized = driver::specialize(model, options, "model.onnx");
+      const std::size_t nodes = (specialized ? *specialized : model).graph.nodes.size();
+      if (decisions.size() != nodes)
+        fail("model.onnx: the fusion report has " + std::to_string(decisions.size()) + " decisions for " + std::to_string(nodes) +
+             " nodes");
       std::ofstream h(work / (name + ".hpp"), std::ios::binary | std::ios::trunc);
       h << c.module.text;
       if (!h) fail(work.string() + ": cannot write the module");
