@@ -160,7 +160,9 @@ std::optional<Model> specialize(const Model& model, const Options& options, cons
     if (!has_if || !takes_a_branch(stage0::run_stage0(model, opts))) return std::nullopt;
   }
   Model m = model;
-  for (const auto& [name, value] : options.values) {
+  for (const auto& fixed : options.values) {
+    const std::string& name = fixed.first;  // not a structured binding: clang 14 captures none
+    const FixedValue& value = fixed.second;
     const std::string where = origin + ": option 'values." + name + "'";
     auto it = std::find_if(m.graph.inputs.begin(), m.graph.inputs.end(), [&](const ValueInfo& v) { return v.name == name; });
     if (it == m.graph.inputs.end()) fail(where + ": the graph has no input '" + name + "'");
