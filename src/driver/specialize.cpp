@@ -29,15 +29,15 @@ TensorData fixed_tensor(const ValueInfo& input, const FixedValue& v, const std::
   t.name = input.name;
   t.elem = input.type.elem;
   if (!input.type.shape) fail(where + ": the input declares no shape, so the value's cannot be checked");
-  int64_t count = 1;
   for (std::size_t k = 0; k < input.type.shape->size(); ++k) {
     const Dim& d = (*input.type.shape)[k];
     if (d.kind != Dim::Kind::Value) fail(where + ": axis " + std::to_string(k) + " of the input is no number; a fixed value needs a fixed shape");
     t.dims.push_back(d.value);
-    count *= d.value;
   }
-  if (static_cast<int64_t>(v.size()) != count)
-    fail(where + ": " + std::to_string(v.size()) + " elements given, the input holds " + std::to_string(count));
+  const std::optional<int64_t> count = t.element_count();  // checked: a negative or overflowing shape is nullopt
+  if (!count) fail(where + ": the input's declared shape holds no countable number of elements");
+  if (static_cast<int64_t>(v.size()) != *count)
+    fail(where + ": " + std::to_string(v.size()) + " elements given, the input holds " + std::to_string(*count));
   const bool floating = t.elem == ElementType::F32 || t.elem == ElementType::F64;
   if (v.real && !floating) fail(where + ": the input is " + element_type_name(t.elem) + "; its value must be integers");
   for (std::size_t i = 0; i < v.size(); ++i) {
