@@ -93,10 +93,13 @@ Compiled compile_harness(const loom_test::KernelFile& k, const std::string& entr
   const std::string key = k.name + "_" + entry + "_" + std::to_string(std::hash<std::string>{}(source + harness + flags));
   c.binary = cache / key;
   if (fs::exists(c.binary)) return c;
-  // The module is a header, as a user includes it; the harness is the program around it.
-  const fs::path header = cache / (key + ".hpp");
-  const fs::path src = cache / (key + ".cpp");
-  const fs::path partial = cache / (key + ".partial." + std::to_string(::getpid()));
+  // The module is a header, as a user includes it; the harness is the program around it. Each
+  // process writes its own copies: the runs of one file start together and compile the same
+  // source, and one must never truncate the header another's compiler is reading.
+  const std::string mine = "." + std::to_string(::getpid());
+  const fs::path header = cache / (key + mine + ".hpp");
+  const fs::path src = cache / (key + mine + ".cpp");
+  const fs::path partial = cache / (key + ".partial" + mine);
   std::ofstream(header) << source;
   std::ofstream(src) << "#include \"" << header.filename().string() << "\"\n" << harness;
   // Promises are checked, so a run whose promise fails stops in the emitted code as it does in the
@@ -116,6 +119,8 @@ Compiled compile_harness(const loom_test::KernelFile& k, const std::string& entr
     return c;
   }
   fs::rename(partial, c.binary);  // atomic: a concurrent case sees the whole binary or none
+  fs::remove(header);  // kept only when the compile fails, for the message that names them
+  fs::remove(src);
   return c;
 }
 
