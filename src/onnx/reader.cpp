@@ -9,6 +9,8 @@
 #include "graph/verify.hpp"
 #include "onnx/from_proto.hpp"
 #include "onnx/normalize.hpp"
+#include "onnx/onnx_checker.hpp"
+#include "onnx/proto_parse.hpp"
 #include "onnx/schema_check.hpp"
 #include "support/error.hpp"
 
@@ -84,7 +86,7 @@ std::string describe_damage(std::string_view bytes) {
 
 }  // namespace
 
-Model read_onnx_proto(std::string_view bytes, const std::string& origin) {
+onnx::ModelProto parse_onnx_proto(std::string_view bytes, const std::string& origin) {
   if (bytes.size() > kMaxModelBytes)
     fail(origin + ": " + std::to_string(bytes.size()) + " bytes is larger than the " +
          std::to_string(kMaxModelBytes) + "-byte limit for a protobuf model");
@@ -103,7 +105,20 @@ Model read_onnx_proto(std::string_view bytes, const std::string& origin) {
   }
   if (!proto.has_graph() && proto.opset_import_size() == 0)
     fail(origin + ": not an ONNX model (no graph and no opset import)");
-  return onnx_front::model_from_proto(proto, origin);
+  return proto;
+}
+
+Model read_onnx_proto(std::string_view bytes, const std::string& origin) {
+  return onnx_front::model_from_proto(parse_onnx_proto(bytes, origin), origin);
+}
+
+Model read_model_bytes(std::string_view bytes, ModelForm form, const std::string& origin) {
+  const onnx::ModelProto proto = form == ModelForm::Proto ? parse_onnx_proto(bytes, origin) : parse_onnx_text(bytes, origin);
+  Model m = onnx_front::model_from_proto(proto, origin);
+  check_against_schemas(m, origin);
+  verify_graph(m, origin);
+  check_with_onnx_checker(proto, origin);
+  return m;
 }
 
 Model read_model_file_as_written(const std::filesystem::path& file) {
@@ -121,10 +136,7 @@ Model read_model_file_as_written(const std::filesystem::path& file) {
   std::string bytes(static_cast<std::size_t>(size), '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(size));
   if (static_cast<std::size_t>(in.gcount()) != size) fail(origin + ": short read");
-  Model m = ext == ".onnx" ? read_onnx_proto(bytes, origin) : read_onnx_text(bytes, origin);
-  check_against_schemas(m, origin);
-  verify_graph(m, origin);
-  return m;
+  return read_model_bytes(bytes, ext == ".onnx" ? ModelForm::Proto : ModelForm::Text, origin);
 }
 
 Model read_model_file(const std::filesystem::path& file) {

@@ -29,9 +29,15 @@ Model read_onnx_proto(std::string_view bytes, const std::string& origin);
 // may be quoted ("input.1") where an identifier is expected. Converts only, like read_onnx_proto.
 Model read_onnx_text(std::string_view text, const std::string& origin);
 
-// Reads a model file, choosing the reader by extension (.onnx / .onnxtext), then checks its
-// structure against ONNX's schemas (check_against_schemas) and its own (verify_graph), and restates
-// every node in the current opset (normalize_opsets).
+enum class ModelForm { Proto, Text };
+
+// Reads a model in either form and checks it before anything else reads it: against ONNX's
+// operator schemas (check_against_schemas), its own structure (verify_graph), then through ONNX's
+// own checker (check_with_onnx_checker). The model as written: no opset normalisation.
+Model read_model_bytes(std::string_view bytes, ModelForm form, const std::string& origin);
+
+// Reads a model file, choosing the form by extension (.onnx / .onnxtext), checks it as
+// read_model_bytes does, and restates every node in the current opset (normalize_opsets).
 // Every error message starts with the file name.
 Model read_model_file(const std::filesystem::path& file);
 

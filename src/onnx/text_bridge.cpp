@@ -626,7 +626,7 @@ class Restorer {
         return;
       }
     }
-    str(*a.mutable_s());
+    if (a.has_s()) str(*a.mutable_s());  // mutable_s() alone would mark an int attribute as also a string
     for (auto& s : *a.mutable_strings()) str(s);
     if (a.has_f()) a.set_f(word(a.f()));
     for (auto& v : *a.mutable_floats()) v = word(v);

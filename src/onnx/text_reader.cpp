@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "onnx/from_proto.hpp"
+#include "onnx/proto_parse.hpp"
 #include "onnx/reader.hpp"
 #include "onnx/text_bridge.hpp"
 #include "support/error.hpp"
@@ -45,7 +46,7 @@ std::string parse_error(const std::string& msg, std::string_view text) {
 }
 }  // namespace
 
-Model read_onnx_text(std::string_view text, const std::string& origin) {
+onnx::ModelProto parse_onnx_text(std::string_view text, const std::string& origin) {
   if (text.size() > kMaxModelBytes) fail(origin + ": text model larger than the model size limit");
   onnx_front::TextFixups fixups;
   std::string bridged = onnx_front::bridge_text(text, origin, fixups);
@@ -64,7 +65,11 @@ Model read_onnx_text(std::string_view text, const std::string& origin) {
     fail(origin + ": malformed text model (" + one_line(e.what()) + ")");
   }
   onnx_front::restore_fixups(proto, fixups, origin);
-  return onnx_front::model_from_proto(proto, origin);
+  return proto;
+}
+
+Model read_onnx_text(std::string_view text, const std::string& origin) {
+  return onnx_front::model_from_proto(parse_onnx_text(text, origin), origin);
 }
 
 }  // namespace loam

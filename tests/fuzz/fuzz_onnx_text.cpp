@@ -1,12 +1,10 @@
 // libFuzzer target: the text ONNX reader (the lexical bridge and ONNX's own parser), then the
-// schema and structural checks, opset normalisation and the printer. A loam::Error is a refusal; anything
-// else escaping, a crash or a sanitizer report is a bug.
+// schema, structural and ONNX checker checks, opset normalisation and the printer. A loam::Error is
+// a refusal; anything else escaping, a crash or a sanitizer report is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "graph/verify.hpp"
-#include "onnx/schema_check.hpp"
 #include "onnx/normalize.hpp"
 #include "onnx/printer.hpp"
 #include "onnx/reader.hpp"
@@ -15,9 +13,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    loam::Model m = loam::read_onnx_text(text, "fuzz.onnxtext");
-    loam::check_against_schemas(m, "fuzz.onnxtext");
-    loam::verify_graph(m, "fuzz.onnxtext");
+    loam::Model m = loam::read_model_bytes(text, loam::ModelForm::Text, "fuzz.onnxtext");
     loam::normalize_opsets(m);
     (void)loam::print_onnxtext(m);
   } catch (const loam::Error&) {

@@ -19,7 +19,44 @@ def main():
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])], [w])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    with open(os.path.join(CASES, "raw_and_typed_data.onnx"), "wb") as f:
+    write("raw_and_typed_data", model)
+
+    # What ONNX's checker refuses and Loam's own checks do not state, each naming its place.
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    relu = helper.make_node("Relu", ["x"], ["y"])
+
+    def relu_model(inputs=(x,), outputs=(y,), nodes=(relu,), ir_version=8):
+        graph = helper.make_graph(list(nodes), "g", list(inputs), list(outputs))
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=ir_version)
+
+    # A graph input with an element type and no shape (a main graph's inputs need both).
+    unshaped = onnx.ValueInfoProto(name="x")
+    unshaped.type.tensor_type.elem_type = TensorProto.FLOAT
+    write("input_without_shape", relu_model(inputs=[unshaped]))
+    # A graph output with a shape and no element type.
+    untyped = onnx.ValueInfoProto(name="y")
+    untyped.type.tensor_type.shape.dim.add().dim_value = 2
+    write("output_without_element_type", relu_model(outputs=[untyped]))
+    # IR versions before 3 have no opset_import.
+    write("opset_import_before_ir_3", relu_model(ir_version=2))
+    # Two metadata entries under one key.
+    twice = relu_model()
+    twice.metadata_props.add(key="author", value="a")
+    twice.metadata_props.add(key="author", value="b")
+    write("metadata_key_twice", twice)
+    # A node whose op_type is empty.
+    nameless = helper.make_node("Relu", ["x"], ["y"])
+    nameless.op_type = ""
+    write("node_without_op_type", relu_model(nodes=[nameless]))
+    # An attribute whose type is float that also carries an int.
+    leaky = helper.make_node("LeakyRelu", ["x"], ["y"], alpha=0.5)
+    leaky.attribute[0].i = 3
+    write("attribute_two_values", relu_model(nodes=[leaky]))
+
+
+def write(name, model):
+    with open(os.path.join(CASES, name + ".onnx"), "wb") as f:
         f.write(model.SerializeToString())
 
 

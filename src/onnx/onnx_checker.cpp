@@ -1,0 +1,143 @@
+#include "onnx/onnx_checker.hpp"
+
+#include <onnx/checker.h>
+
+#include <unordered_map>
+
+#include "support/error.hpp"
+
+namespace loam {
+
+namespace {
+
+// The checker writes over several lines ("...\n\n==> Context: Bad node spec for node. Name: a
+// OpType: Relu"); a loam::Error is one line.
+std::string one_line(const std::string& message) {
+  std::string out;
+  bool space = false;
+  for (char c : message) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  const std::string context = " ==> Context: ";
+  if (auto at = out.find(context); at != std::string::npos) out.replace(at, context.size(), " (in ") += ")";
+  return out;
+}
+
+// The message without the checker's own context line, which names a node only by a name that is
+// often empty; Loam names the place itself.
+std::string without_context(const std::string& message) {
+  const std::string line = one_line(message);
+  const auto at = line.find(" (in Bad node spec for node.");
+  return at == std::string::npos ? line : line.substr(0, at);
+}
+
+std::string node_label(const onnx::NodeProto& n) {
+  const std::string op = n.op_type().empty() ? "(no op_type)" : n.op_type();
+  if (!n.name().empty()) return "node '" + n.name() + "' (" + op + ")";
+  return "node " + op + " -> '" + (n.output_size() > 0 ? n.output(0) : std::string()) + "'";
+}
+
+std::string value_label(const char* what, int index, const onnx::ValueInfoProto& v) {
+  return std::string(what) + (v.name().empty() ? " " + std::to_string(index) + " (unnamed)" : " '" + v.name() + "'");
+}
+
+// Where in the main graph the checker's refusal lies, found by checking each part alone as
+// check_model does (each value info, then each node with the names defined before it): "graph
+// input 'x'", "node Relu -> 'y'", or empty when the fault is in no single one of them.
+std::string locate(const onnx::ModelProto& model) {
+  onnx::checker::CheckerContext ctx;
+  ctx.set_ir_version(static_cast<int>(model.ir_version()));
+  std::unordered_map<std::string, int> opsets;
+  for (const auto& o : model.opset_import()) opsets[o.domain()] = static_cast<int>(o.version());
+  ctx.set_opset_imports(opsets);
+  const auto& g = model.graph();
+  const auto fails = [&](const auto& check) {
+    try {
+      check();
+    } catch (const std::exception&) {
+      return true;
+    }
+    return false;
+  };
+  const auto value_infos = [&](const char* what, const auto& list) -> std::string {
+    for (int i = 0; i < list.size(); ++i)
+      if (fails([&] { onnx::checker::check_value_info(list[i], ctx); })) return value_label(what, i, list[i]);
+    return "";
+  };
+  for (const auto& [what, list] : {std::pair{"graph input", &g.input()}, {"graph output", &g.output()}, {"value info", &g.value_info()}})
+    if (auto where = value_infos(what, *list); !where.empty()) return where;
+  onnx::checker::LexicalScopeContext defined;
+  for (const auto& v : g.input()) defined.add(v.name());
+  for (const auto& t : g.initializer()) defined.add(t.name());
+  for (const auto& t : g.sparse_initializer()) defined.add(t.values().name());
+  for (const auto& n : g.node()) {
+    if (fails([&] { onnx::checker::check_node(n, ctx, defined); })) return node_label(n);
+    for (const auto& o : n.output()) defined.add(o);
+  }
+  return "";
+}
+
+}  // namespace
+
+void check_with_onnx_checker(const onnx::ModelProto& model, const std::string& origin) {
+  // A default-domain opset the library's schemas do not reach would be checked against older
+  // schemas (opset 18's ReduceMean takes axes as an input, 17's does not): leave such a model to
+  // Loam's own checks, which refuse by name what they cannot read.
+  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  const auto known = ranges.find(onnx::ONNX_DOMAIN);
+  const int library_opset = known == ranges.end() ? 0 : known->second.second;
+  for (const auto& o : model.opset_import())
+    if ((o.domain().empty() || o.domain() == "ai.onnx") && o.version() > library_opset) return;
+  // An IR version past the library's changes no rule the checker states (later versions add
+  // element types and fields, which Loam's reader refuses or reads itself): check it as the newest
+  // the library knows. An initializer with no data is a weight the checkpoint supplies (Loam's
+  // split form), which the checker would refuse as a tensor without values: it is checked as the
+  // graph input it stands for.
+  const auto valueless = [](const onnx::TensorProto& t) {
+    return !t.has_raw_data() && t.data_location() != onnx::TensorProto::EXTERNAL && t.float_data_size() == 0 &&
+           t.int32_data_size() == 0 && t.string_data_size() == 0 && t.int64_data_size() == 0 && t.double_data_size() == 0 &&
+           t.uint64_data_size() == 0;
+  };
+  bool weights_elsewhere = false;
+  for (const auto& t : model.graph().initializer()) weights_elsewhere = weights_elsewhere || valueless(t);
+  const onnx::ModelProto* checked = &model;
+  onnx::ModelProto restated;
+  if (model.ir_version() > onnx::Version::IR_VERSION || weights_elsewhere) {
+    restated = model;
+    if (restated.ir_version() > onnx::Version::IR_VERSION) restated.set_ir_version(onnx::Version::IR_VERSION);
+    auto* g = restated.mutable_graph();
+    google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+    for (auto& t : *g->mutable_initializer()) {
+      if (!valueless(t)) {
+        *kept.Add() = std::move(t);
+        continue;
+      }
+      bool listed = false;
+      for (const auto& in : g->input()) listed = listed || in.name() == t.name();
+      if (listed) continue;
+      onnx::ValueInfoProto* in = g->add_input();
+      in->set_name(t.name());
+      auto* type = in->mutable_type()->mutable_tensor_type();
+      type->set_elem_type(t.data_type());
+      auto* shape = type->mutable_shape();
+      for (const auto d : t.dims()) shape->add_dim()->set_dim_value(d);
+    }
+    g->mutable_initializer()->Swap(&kept);
+    checked = &restated;
+  }
+  try {
+    onnx::checker::check_model(*checked);
+  } catch (const std::exception& e) {
+    const std::string where = locate(*checked);
+    if (where.empty()) fail(origin + ": ONNX's checker refuses the model: " + one_line(e.what()));
+    fail(origin + ": " + where + ": ONNX's checker refuses it: " + without_context(e.what()));
+  }
+}
+
+}  // namespace loam

@@ -1,0 +1,19 @@
+// A model through ONNX's own checker (onnx::checker::check_model, from the ONNX library Loam links):
+// what it refuses, Loam refuses, with its message on one line and the node it names. It runs after
+// Loam's own schema and structure checks, whose messages are more precise, and catches what they do
+// not state (a value info's type, a tensor's data against its type, a sparse tensor, a function).
+// A model of a default-domain opset newer than the library's is left to Loam's own checks; one of a
+// newer IR version is checked as the newest IR the library knows.
+#pragma once
+
+#include <string>
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace loam {
+
+void check_with_onnx_checker(const onnx::ModelProto& model, const std::string& origin);
+
+}  // namespace loam
