@@ -128,11 +128,15 @@ std::string emit_stage(const BuildRequest& r, Stage stage) {
   return run(Program{in.model, in.options, in.checkpoints, r.graph.filename().string(), name, r.fuse, {}}, stage, nullptr);
 }
 
-std::string propose_layout_json(const Model& read, const Options& options, const std::string& origin) {
+std::vector<LayoutRule> propose_layout(const Model& read, const Options& options, const std::string& origin) {
   const std::optional<Model> specialized = specialize(read, options, origin);
   const Model& model = specialized ? *specialized : read;
   stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, ops::operators(), origin));
-  auto rules = axes::propose_layout(model, st, origin);
+  return axes::propose_layout(model, st, origin);
+}
+
+std::string propose_layout_json(const Model& read, const Options& options, const std::string& origin) {
+  const auto rules = propose_layout(read, options, origin);
   // Written by hand so the keys keep a reading order (graph, pattern, then axes) and each rule is a line.
   std::string out = "{\n  \"layout\": [\n";
   for (std::size_t i = 0; i < rules.size(); ++i) {

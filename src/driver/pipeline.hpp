@@ -49,7 +49,10 @@ std::string emit_stage(const BuildRequest& request, Stage stage);
 // A module name from a file name: "mnist-12.hpp" -> "mnist_12".
 std::string module_name_from_path(const std::filesystem::path& p);
 
-// A starting layout for `model` (see axes::propose_layout), as the JSON text of an options file.
+// A starting layout for `model` as specialised by `options` (see axes::propose_layout).
+std::vector<LayoutRule> propose_layout(const Model& model, const Options& options, const std::string& origin);
+
+// The same as the JSON text of an options file.
 std::string propose_layout_json(const Model& model, const Options& options, const std::string& origin);
 
 }  // namespace loam::driver

@@ -18,12 +18,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "axes/naming.hpp"
 #include "driver/pipeline.hpp"
 #include "driver/specialize.hpp"
 #include "graph/graph.hpp"
 #include "onnx/reader.hpp"
-#include "ops/operator.hpp"
 #include "options/options.hpp"
 #include "stage0/op_context.hpp"
 #include "stage0/stage0.hpp"
@@ -237,12 +235,7 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
           // An options file without a layout (one that fixes values or extents) gets the layout
           // `loam layout` would propose with it.
           if (o.options_file) options = load_options(*o.options_file);
-          if (options.layout.empty()) {
-            const auto specialized = driver::specialize(model, options, "model.onnx");
-            const Model& m = specialized ? *specialized : model;
-            stage0::Stage0Result st = stage0::run_stage0(m, stage0::Stage0Options::from(options, ops::operators(), "model.onnx"));
-            options.layout = axes::propose_layout(m, st, "model.onnx");
-          }
+          if (options.layout.empty()) options.layout = driver::propose_layout(model, options, "model.onnx");
           c.module = driver::build_module(model, options, {}, "model.onnx", name, o.fuse, {&report, true});
           built = true;
         } catch (const stage0::ValueRequired& e) {
