@@ -109,9 +109,10 @@ const Attribute* Node::attr(std::string_view n) const {
 }
 
 std::string Node::label() const {
-  if (!name.empty()) return "node '" + name + "' (" + op_type + ")";
+  const std::string op = op_type.empty() ? "(no op_type)" : op_type;
+  if (!name.empty()) return "node '" + name + "' (" + op + ")";
   std::string first = outputs.empty() ? std::string() : outputs.front();
-  return "node " + op_type + " -> '" + first + "'";
+  return "node " + op + " -> '" + first + "'";
 }
 
 const TensorData* Graph::initializer(std::string_view n) const {

@@ -37,20 +37,15 @@ std::string without_context(const std::string& message) {
   return at == std::string::npos ? line : line.substr(0, at);
 }
 
-std::string node_label(const onnx::NodeProto& n) {
-  const std::string op = n.op_type().empty() ? "(no op_type)" : n.op_type();
-  if (!n.name().empty()) return "node '" + n.name() + "' (" + op + ")";
-  return "node " + op + " -> '" + (n.output_size() > 0 ? n.output(0) : std::string()) + "'";
-}
-
 std::string value_label(const char* what, int index, const onnx::ValueInfoProto& v) {
   return std::string(what) + (v.name().empty() ? " " + std::to_string(index) + " (unnamed)" : " '" + v.name() + "'");
 }
 
 // Where in the main graph the checker's refusal lies, found by checking each part alone as
 // check_model does (each value info, then each node with the names defined before it): "graph
-// input 'x'", "node Relu -> 'y'", or empty when the fault is in no single one of them.
-std::string locate(const onnx::ModelProto& model) {
+// input 'x'", "node Relu -> 'y'" (the label of the node `read` holds at that place), or empty when
+// the fault is in no single one of them.
+std::string locate(const onnx::ModelProto& model, const Model& read) {
   onnx::checker::CheckerContext ctx;
   ctx.set_ir_version(static_cast<int>(model.ir_version()));
   std::unordered_map<std::string, int> opsets;
@@ -76,16 +71,16 @@ std::string locate(const onnx::ModelProto& model) {
   for (const auto& v : g.input()) defined.add(v.name());
   for (const auto& t : g.initializer()) defined.add(t.name());
   for (const auto& t : g.sparse_initializer()) defined.add(t.values().name());
-  for (const auto& n : g.node()) {
-    if (fails([&] { onnx::checker::check_node(n, ctx, defined); })) return node_label(n);
-    for (const auto& o : n.output()) defined.add(o);
+  for (int i = 0; i < g.node_size(); ++i) {
+    if (fails([&] { onnx::checker::check_node(g.node(i), ctx, defined); })) return read.graph.nodes[static_cast<std::size_t>(i)].label();
+    for (const auto& o : g.node(i).output()) defined.add(o);
   }
   return "";
 }
 
 }  // namespace
 
-void check_with_onnx_checker(const onnx::ModelProto& model, const std::string& origin) {
+void check_with_onnx_checker(const onnx::ModelProto& model, const Model& read, const std::string& origin) {
   // A default-domain opset the library's schemas do not reach would be checked against older
   // schemas (opset 18's ReduceMean takes axes as an input, 17's does not): leave such a model to
   // Loam's own checks, which refuse by name what they cannot read.
@@ -99,13 +94,13 @@ void check_with_onnx_checker(const onnx::ModelProto& model, const std::string& o
   // the library knows. An initializer with no data is a weight the checkpoint supplies (Loam's
   // split form), which the checker would refuse as a tensor without values: it is checked as the
   // graph input it stands for.
-  const auto valueless = [](const onnx::TensorProto& t) {
-    return !t.has_raw_data() && t.data_location() != onnx::TensorProto::EXTERNAL && t.float_data_size() == 0 &&
-           t.int32_data_size() == 0 && t.string_data_size() == 0 && t.int64_data_size() == 0 && t.double_data_size() == 0 &&
-           t.uint64_data_size() == 0;
+  // The weights a checkpoint supplies are those the conversion read without data.
+  const auto valueless = [&](const onnx::TensorProto& t) {
+    const TensorData* w = read.graph.initializer(t.name());
+    return w && !w->has_data;
   };
   bool weights_elsewhere = false;
-  for (const auto& t : model.graph().initializer()) weights_elsewhere = weights_elsewhere || valueless(t);
+  for (const auto& t : read.graph.initializers) weights_elsewhere = weights_elsewhere || !t.has_data;
   const onnx::ModelProto* checked = &model;
   onnx::ModelProto restated;
   if (model.ir_version() > onnx::Version::IR_VERSION || weights_elsewhere) {
@@ -134,7 +129,7 @@ void check_with_onnx_checker(const onnx::ModelProto& model, const std::string& o
   try {
     onnx::checker::check_model(*checked);
   } catch (const std::exception& e) {
-    const std::string where = locate(*checked);
+    const std::string where = locate(*checked, read);
     if (where.empty()) fail(origin + ": ONNX's checker refuses the model: " + one_line(e.what()));
     fail(origin + ": " + where + ": ONNX's checker refuses it: " + without_context(e.what()));
   }

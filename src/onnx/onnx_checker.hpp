@@ -8,12 +8,16 @@
 
 #include <string>
 
+#include "graph/graph.hpp"
+
 namespace onnx {
 class ModelProto;
 }
 
 namespace loam {
 
-void check_with_onnx_checker(const onnx::ModelProto& model, const std::string& origin);
+// `read` is the model as converted from `model`: its node labels name the place of a refusal, and
+// its initializers without data are the weights a checkpoint supplies.
+void check_with_onnx_checker(const onnx::ModelProto& model, const Model& read, const std::string& origin);
 
 }  // namespace loam

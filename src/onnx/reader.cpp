@@ -117,7 +117,7 @@ Model read_model_bytes(std::string_view bytes, ModelForm form, const std::string
   Model m = onnx_front::model_from_proto(proto, origin);
   check_against_schemas(m, origin);
   verify_graph(m, origin);
-  check_with_onnx_checker(proto, origin);
+  check_with_onnx_checker(proto, m, origin);
   return m;
 }
 
