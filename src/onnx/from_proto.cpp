@@ -181,6 +181,7 @@ TensorType convert_type(const onnx::TypeProto& tp, const Where& at) {
     default: at.fail("has a type Loam does not read");
   }
   const auto& tt = tp.tensor_type();
+  if (!is_known_element_type(tt.elem_type())) at.fail("declares the unknown element type " + std::to_string(tt.elem_type()));
   t.elem = static_cast<ElementType>(tt.elem_type());
   if (tt.has_shape()) {
     std::vector<Dim> dims;

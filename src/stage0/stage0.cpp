@@ -69,6 +69,25 @@ bool names_nothing(const Dim& d) {
 // The symbol standing for axis `k` of `tensor` where its declaration names nothing: "x[0]".
 std::string unnamed_symbol(const std::string& tensor, std::size_t k) { return tensor + "[" + std::to_string(k) + "]"; }
 
+// Refuses a value whose lengths the build knows already make it hold 2^63 bytes or more, whatever
+// its symbols: no tensor that large can exist, and every count, stride and offset the lowering and
+// the module compute from its extents would wrap.
+void require_storable(const ValueState& v, const std::string& where) {
+  const __int128 limit = INT64_MAX;
+  __int128 bytes = static_cast<__int128>(std::max<std::size_t>(element_size(v.elem), 1));
+  std::string known;
+  for (const auto& d : v.dims) {
+    const auto c = d.constant();
+    if (!c) continue;
+    if (*c == 0) return;  // empty, whatever the other lengths are
+    known += (known.empty() ? "" : " * ") + std::to_string(*c);
+    bytes = std::min(bytes * *c, limit + 1);  // each factor is below 2^63: no wrap before the clamp
+  }
+  if (bytes > limit)
+    fail(where + " " + v.shape_string() + " would hold " + known + " elements of " + element_type_name(v.elem) +
+         " (the lengths the build knows), 2^63 bytes or more");
+}
+
 struct Run {
   const Model& model;
   const Stage0Options& options;
@@ -248,6 +267,7 @@ struct Run {
       if (t.dims[k] < 0) error("initializer '" + t.name + "' axis " + std::to_string(k) + " has the negative length " + std::to_string(t.dims[k]));
       v.dims.emplace_back(t.dims[k]);
     }
+    require_storable(v, origin + "initializer '" + t.name + "'");
     // The build knows an int64, int32 or bool initializer; never a float one (a weight belongs to
     // the checkpoint).
     if (t.has_data && (t.elem == ElementType::I64 || t.elem == ElementType::I32 || t.elem == ElementType::Bool)) {
@@ -356,6 +376,8 @@ struct Run {
       v.elem = vi.type.elem;
       v.source = ValueState::Source::Input;
       v.dims = std::move(dims);
+      if (v.elem == ElementType::Undefined) error("input '" + vi.name + "' declares no element type");
+      require_storable(v, origin + "input '" + vi.name + "'");
       result.inputs.push_back(vi.name);
       result.values[vi.name] = std::move(v);
     }
@@ -537,6 +559,7 @@ struct Run {
         if (o.elem == ElementType::Undefined) ctx.error("the shape rule gave output '" + o.name + "' no element type");
         for (std::size_t k = 0; k < o.dims.size(); ++k)
           require_fits_i64(o.dims[k], where + ": output '" + o.name + "' axis " + std::to_string(k));
+        require_storable(o, where + ": output '" + o.name + "'");
       }
     } catch (const Error& e) {
       if (std::strncmp(e.what(), where.c_str(), where.size()) == 0) throw;

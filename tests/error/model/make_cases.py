@@ -53,6 +53,10 @@ def main():
     leaky = helper.make_node("LeakyRelu", ["x"], ["y"], alpha=0.5)
     leaky.attribute[0].i = 3
     write("attribute_two_values", relu_model(nodes=[leaky]))
+    # A graph input whose element type is no code ONNX defines.
+    unknown = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    unknown.type.tensor_type.elem_type = 99
+    write("input_unknown_element_type", relu_model(inputs=[unknown]))
 
 
 def write(name, model):
