@@ -55,6 +55,12 @@ struct OpaqueBackend {
     requires(!requires { typename T::AxesType; })
   static const T& open(const T& other) { return other; }
 
+  // A product's epilogue reads its operands through the seam too.
+  template <class Out, class O, class K, std::size_t N, class... Es, class... Ls>
+  static RowEpilogue<Out, O, K, N, HostTensor<Es, Ls>...> open(const RowEpilogue<Out, O, K, N, OpaqueTensor<Es, Ls>...>& e) {
+    return {e.extents, e.args, std::apply([](const auto&... o) { return std::tuple<const HostTensor<Es, Ls>&...>(open(o)...); }, e.operands)};
+  }
+
   template <class E, class L>
   static Tensor<E, L> close(HostTensor<E, L> t) { return Tensor<E, L>(std::move(t)); }
   // A kernel of several results (the recurrent layers) returns them as a tuple.

@@ -7,6 +7,28 @@ struct KernelBytes {
   std::uint64_t bytes;
 };
 
+// A generated kernel a product runs on its result's rows as it finishes them (the elementwise
+// epilogue the fusion plan gave a MatMul, Gemm or Conv): K reads the product as its first operand,
+// then `operands`, and writes a result of `extents` under Out. K's last two extent parameters are
+// the rows a run covers (first, count), which the product supplies; `args` are the others. The
+// product's result row r is K's work item r, so it holds the elements of Out in order.
+template <class Out, class O, class K, std::size_t N, class... Ts>
+struct RowEpilogue {
+  std::array<std::int64_t, AxisRank<Out>> extents;
+  std::array<std::int64_t, N> args;
+  std::tuple<const Ts&...> operands;
+};
+
+template <class Out, class O, class K, std::size_t N, class... Ts>
+auto epilogue(K, const std::array<std::int64_t, AxisRank<Out>>& extents, const std::array<std::int64_t, N>& args, const Ts&... operands) {
+  return RowEpilogue<Out, O, K, N, Ts...>{extents, args, std::tuple<const Ts&...>(operands...)};
+}
+
+template <class T>
+struct IsRowEpilogue : std::false_type {};
+template <class Out, class O, class K, std::size_t N, class... Ts>
+struct IsRowEpilogue<RowEpilogue<Out, O, K, N, Ts...>> : std::true_type {};
+
 struct CpuBoundary : CpuBase {
   template <class E, class L>
   Tensor<E, L> upload(const HostTensor<E, L>& t) const { return t; }
@@ -83,6 +105,56 @@ struct CpuBoundary : CpuBase {
     auto out = Tensor<O, Out>::uninitialized(extents);
     K::run(args, reinterpret_cast<std::byte*>(out.mutable_data_unchecked()), static_cast<std::uint64_t>(out.count()) * sizeof(O),
            KernelBytes{reinterpret_cast<const std::byte*>(operands.data()), static_cast<std::uint64_t>(operands.count()) * sizeof(Es)}...);
+    return out;
+  }
+
+  // What a product kernel returns: the product `core(sink)` computes, or, given an epilogue (a
+  // RowEpilogue as the kernel's last argument), that epilogue's result, run on the product's rows
+  // as they are finished.
+  template <class... Then, class Core>
+  static auto then_epilogue(Core&& core, const Then&... then) {
+    static_assert(sizeof...(Then) <= 1 && (IsRowEpilogue<Then>::value && ...), "a product takes one RowEpilogue after its own arguments, or none");
+    if constexpr (sizeof...(Then) == 0) return core(nullptr);
+    else return run_epilogue(then..., core);
+  }
+
+  // A product whose epilogue is a generated kernel: `product(sink)` computes the product, telling
+  // the sink of each run of rows it finishes, and the epilogue runs on them as they come; a product
+  // that tells of none (a path with no row blocks) has its epilogue run on all its rows after it.
+  template <class Out, class O, class K, std::size_t N, class... Es, class... Ls, class Product>
+  static Tensor<O, Out> run_epilogue(const RowEpilogue<Out, O, K, N, HostTensor<Es, Ls>...>& ep, Product&& product) {
+    static_assert((AxesBroadcastTo<Ls, Out> && ...),
+                  "epilogue: every operand's axes must be the result's axes, aligned at the end (an axis of EXTENT 1 may stand for any)");
+    using Epilogue = RowEpilogue<Out, O, K, N, HostTensor<Es, Ls>...>;
+    std::apply([&](const auto&... o) { (operand_meets_result<AxisRank<Out>>(ep.extents, o.extents()), ...); }, ep.operands);
+    auto out = Tensor<O, Out>::uninitialized(ep.extents);
+    RowSink sink;
+    sink.epilogue = &ep;
+    sink.out = reinterpret_cast<std::byte*>(out.mutable_data_unchecked());
+    sink.out_bytes = static_cast<std::uint64_t>(out.count()) * sizeof(O);
+    sink.run = [](const RowSink& s, std::int64_t first, std::int64_t count) {
+      const Epilogue& e = *static_cast<const Epilogue*>(s.epilogue);
+      std::array<std::int64_t, N + 2> extents{};
+      for (std::size_t i = 0; i < N; ++i) extents[i] = e.args[i];
+      extents[N] = first;
+      extents[N + 1] = count;
+      std::apply(
+          [&](const auto&... o) {
+            K::run(extents, s.out, s.out_bytes, KernelBytes{s.product, s.product_bytes},
+                   KernelBytes{reinterpret_cast<const std::byte*>(o.data()), static_cast<std::uint64_t>(o.count()) * sizeof(*o.data())}...);
+          },
+          e.operands);
+    };
+    const auto p = product(&sink);
+    if (p.count() != out.count())
+      throw KernelMisuse("epilogue: the product holds " + std::to_string(p.count()) + " elements, its epilogue's result " + std::to_string(out.count()));
+    if (sink.done == 0) {
+      if (sink.rows == 0 && out.count() > 0) throw KernelMisuse("epilogue: the product did not say how many rows it has");
+      sink.hold(p.data(), p.count(), sink.rows);
+      sink.finished(0, sink.rows);
+    } else if (sink.done != sink.rows) {
+      throw KernelMisuse("epilogue: the product finished " + std::to_string(sink.done) + " of its " + std::to_string(sink.rows) + " rows");
+    }
     return out;
   }
 

@@ -27,7 +27,7 @@ struct CpuProducts : CpuBase {
 
   // ONNX MatMul over extents: rank-1 operands, batch axes broadcast (an extent 1 stretches).
   template <class Out, class LA, class LB>
-  static HostTensor<float, Out> matmul_extents(const HostTensor<float, LA>& a, const HostTensor<float, LB>& b) {
+  static HostTensor<float, Out> matmul_extents(const HostTensor<float, LA>& a, const HostTensor<float, LB>& b, RowSink* sink = nullptr) {
     constexpr std::size_t ra = AxisRank<LA>, rb = AxisRank<LB>;
     static_assert(ra >= 1 && rb >= 1, "matmul: an operand needs at least one axis");
     const auto& ea = a.extents();
@@ -73,19 +73,24 @@ struct CpuProducts : CpuBase {
     float* c = out.mutable_data_unchecked();
     std::int64_t batches = 1;
     for (std::size_t i = 0; i < nb; ++i) batches *= batch[i];
+    // A row of the result is n elements (one where b has one axis, whose n the result drops).
+    if (sink) sink->hold(c, out.count(), batches * m);
     if (out.count() == 0) return out;
+    Sgemm::Epilogue ep;
+    ep.rows = sink;
     // A batch-free b meets every row of a's batches at once: one product of (batches * m) rows.
     bool a_dense = true;
     for (std::size_t i = 0; i < nb; ++i) a_dense = a_dense && (sa[i] != 0 || batch[i] == 1);
     if (bb == 0 && a_dense) {
-      Sgemm::run(batches * m, n, k, Sgemm::AOperand::row_major(a.data(), k), Sgemm::BOperand::row_major(b.data(), n), c, n, {});
+      Sgemm::run(batches * m, n, k, Sgemm::AOperand::row_major(a.data(), k), Sgemm::BOperand::row_major(b.data(), n), c, n, ep);
       return out;
     }
     std::array<std::int64_t, nb + 1> idx{};
     std::int64_t oa = 0, ob = 0;
     for (std::int64_t t = 0; t < batches; ++t) {
+      ep.row_offset = t * m;
       Sgemm::run(m, n, k, Sgemm::AOperand::row_major(a.data() + oa, k), Sgemm::BOperand::row_major(b.data() + ob, n),
-                 c + t * m * n, n, {});
+                 c + t * m * n, n, ep);
       for (std::size_t d = nb; d-- > 0;) {
         oa += sa[d];
         ob += sb[d];
@@ -99,21 +104,21 @@ struct CpuProducts : CpuBase {
   }
 
   // a [..Bs, M, K] x b [..Bs, K, N] -> [..Bs, M, N]; a rank-2 side broadcasts over the other's batch.
-  template <class LA, class LB>
-  auto matmul(const Tensor<float, LA>& a, const Tensor<float, LB>& b) const -> Tensor<float, typename MatMulRule<LA, LB>::Result> {
-    return matmul_extents<typename MatMulRule<LA, LB>::Result>(a, b);
+  template <class LA, class LB, class... Then>
+  auto matmul(const Tensor<float, LA>& a, const Tensor<float, LB>& b, const Then&... then) const {
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return matmul_extents<typename MatMulRule<LA, LB>::Result>(a, b, s); }, then...);
   }
 
   // Every other MatMul ONNX admits (a rank-1 operand, a batch axis of 1 stretched): the result's
   // axis list is spelled by the caller and trusted.
-  template <class Out, class LA, class LB>
-  Tensor<float, Out> matmul_broadcast(const Tensor<float, LA>& a, const Tensor<float, LB>& b) const {
-    return matmul_extents<Out>(a, b);
+  template <class Out, class LA, class LB, class... Then>
+  auto matmul_broadcast(const Tensor<float, LA>& a, const Tensor<float, LB>& b, const Then&... then) const {
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return matmul_extents<Out>(a, b, s); }, then...);
   }
 
   // a [.., K] x a packed weight [K, N] -> [.., N], with an optional bias [N] and Relu fused.
   template <class LA, class K, class N>
-  static auto packed_product(const HostTensor<float, LA>& a, const PackedMatrix<K, N>& w, const float* bias, bool relu) {
+  static auto packed_product(const HostTensor<float, LA>& a, const PackedMatrix<K, N>& w, const float* bias, bool relu, RowSink* sink) {
     constexpr std::size_t ra = AxisRank<LA>;
     static_assert(ra >= 1, "matmul: an operand needs at least one axis");
     static_assert(std::is_same_v<AxisAt<ra - 1, LA>, K>, "matmul: the contracted axis K must be one axis: a's last axis is not the weight's first");
@@ -125,21 +130,24 @@ struct CpuProducts : CpuBase {
     oe[ra - 1] = w.n();
     auto out = HostTensor<float, Out>::uninitialized(oe);
     const std::int64_t rows = w.k() == 0 ? out.count() / std::max<std::int64_t>(w.n(), 1) : a.count() / w.k();
+    if (sink) sink->hold(out.data(), out.count(), rows);
     Sgemm::Epilogue ep;
     ep.col_bias = bias;
     ep.relu = relu;
+    ep.rows = sink;
     Sgemm::run(rows, w.n(), w.k(), Sgemm::AOperand::row_major(a.data(), w.k()), w.operand(), out.mutable_data_unchecked(), w.n(), ep);
     return out;
   }
 
-  template <class LA, class K, class N>
-  auto matmul(const Tensor<float, LA>& a, const PackedMatrix<K, N>& w, bool relu = false) const {
-    return packed_product(a, w, nullptr, relu);
+  template <class LA, class K, class N, class... Then>
+  auto matmul(const Tensor<float, LA>& a, const PackedMatrix<K, N>& w, bool relu = false, const Then&... then) const {
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return packed_product(a, w, nullptr, relu, s); }, then...);
   }
-  template <class LA, class K, class N>
-  auto matmul_bias(const Tensor<float, LA>& a, const PackedMatrix<K, N>& w, const Tensor<float, Axes<N>>& bias, bool relu = false) const {
+  template <class LA, class K, class N, class... Then>
+  auto matmul_bias(const Tensor<float, LA>& a, const PackedMatrix<K, N>& w, const Tensor<float, Axes<N>>& bias, bool relu = false,
+                   const Then&... then) const {
     if (bias.extents()[0] != w.n()) throw KernelMisuse("matmul: the bias holds " + std::to_string(bias.extents()[0]) + " elements, not N");
-    return packed_product(a, w, bias.data(), relu);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return packed_product(a, w, bias.data(), relu, s); }, then...);
   }
 
   template <class LA, class LB, bool TA, bool TB>
@@ -156,14 +164,16 @@ struct CpuProducts : CpuBase {
   // Y = alpha * A' B' + beta * C, C broadcast to [M, N].
   template <class Out, bool TA, class LA, class LC>
   static HostTensor<float, Out> gemm_core(const HostTensor<float, LA>& a, std::int64_t k, std::int64_t n, const Sgemm::BOperand& b,
-                                          const HostTensor<float, LC>* c, float alpha, float beta, bool relu) {
+                                          const HostTensor<float, LC>* c, float alpha, float beta, bool relu, RowSink* sink) {
     const std::int64_t m = a.extents()[TA ? 1 : 0];
     if (a.extents()[TA ? 0 : 1] != k) throw KernelMisuse("gemm: A contracts " + std::to_string(a.extents()[TA ? 0 : 1]) + " elements, B " + std::to_string(k));
     auto out = HostTensor<float, Out>::uninitialized({m, n});
     float* y = out.mutable_data_unchecked();
+    if (sink) sink->hold(y, out.count(), m);
     Sgemm::Epilogue ep;
     ep.alpha = alpha;
     ep.relu = relu;
+    ep.rows = sink;
     if (c != nullptr && beta != 0.0f) {
       const auto& ce = c->extents();
       constexpr std::size_t rc = AxisRank<LC>;
@@ -181,52 +191,53 @@ struct CpuProducts : CpuBase {
     return out;
   }
 
-  template <bool TA, bool TB, class LA, class LB>
-  static std::pair<std::vector<float>, std::pair<std::int64_t, std::int64_t>> gemm_pack_b(const HostTensor<float, LB>& b) {
+  // B as the SGEMM reads it: as it lies, or (transB) packed for this call.
+  template <bool TB, class LB>
+  static std::pair<Sgemm::BOperand, std::vector<float>> gemm_b(const HostTensor<float, LB>& b) {
     const std::int64_t k = b.extents()[TB ? 1 : 0], n = b.extents()[TB ? 0 : 1];
+    if (!TB) return {Sgemm::BOperand::row_major(b.data(), n), {}};
     std::vector<float> packed(static_cast<std::size_t>(Sgemm::packed_b_size(k, n)));
-    if (TB) Sgemm::pack_b(b.data(), 1, k, k, n, packed.data());
-    else Sgemm::pack_b(b.data(), n, 1, k, n, packed.data());
-    return {std::move(packed), {k, n}};
+    Sgemm::pack_b(b.data(), 1, k, k, n, packed.data());
+    const auto operand = Sgemm::packed_b(packed.data(), k);
+    return {operand, std::move(packed)};
   }
 
-  template <bool TA = false, bool TB = false, class LA, class LB>
-  auto gemm(const Tensor<float, LA>& a, const Tensor<float, LB>& b, float alpha = 1.0f, bool relu = false) const {
+  template <bool TA = false, bool TB = false, class LA, class LB, class... Then>
+  auto gemm(const Tensor<float, LA>& a, const Tensor<float, LB>& b, float alpha = 1.0f, bool relu = false, const Then&... then) const {
     using Out = typename GemmRule<LA, LB, TA, TB>::Result;
     const std::int64_t k = b.extents()[TB ? 1 : 0], n = b.extents()[TB ? 0 : 1];
-    if (!TB) return gemm_core<Out, TA, LA, Axes<>>(a, k, n, Sgemm::BOperand::row_major(b.data(), n), nullptr, alpha, 0.0f, relu);
-    auto packed = gemm_pack_b<TA, TB, LA, LB>(b);
-    return gemm_core<Out, TA, LA, Axes<>>(a, k, n, Sgemm::packed_b(packed.first.data(), k), nullptr, alpha, 0.0f, relu);
+    const auto bo = gemm_b<TB>(b);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return gemm_core<Out, TA, LA, Axes<>>(a, k, n, bo.first, nullptr, alpha, 0.0f, relu, s); }, then...);
   }
 
-  template <bool TA = false, bool TB = false, class LA, class LB, class LC>
+  template <bool TA = false, bool TB = false, class LA, class LB, class LC, class... Then>
   auto gemm(const Tensor<float, LA>& a, const Tensor<float, LB>& b, const Tensor<float, LC>& c, float alpha = 1.0f, float beta = 1.0f,
-            bool relu = false) const {
+            bool relu = false, const Then&... then) const {
     using Out = typename GemmRule<LA, LB, TA, TB>::Result;
     static_assert(AxesBroadcastTo<LC, Out>, "gemm: C's axes must broadcast to the result's [M, N], aligned at the end");
     const std::int64_t k = b.extents()[TB ? 1 : 0], n = b.extents()[TB ? 0 : 1];
-    if (!TB) return gemm_core<Out, TA, LA, LC>(a, k, n, Sgemm::BOperand::row_major(b.data(), n), &c, alpha, beta, relu);
-    auto packed = gemm_pack_b<TA, TB, LA, LB>(b);
-    return gemm_core<Out, TA, LA, LC>(a, k, n, Sgemm::packed_b(packed.first.data(), k), &c, alpha, beta, relu);
+    const auto bo = gemm_b<TB>(b);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return gemm_core<Out, TA, LA, LC>(a, k, n, bo.first, &c, alpha, beta, relu, s); }, then...);
   }
 
   // Gemm with its B packed when the weights loaded (PackedMatrix, or PackedMatrix::from_transposed
   // for transB = 1).
-  template <bool TA = false, class LA, class K, class N>
-  auto gemm(const Tensor<float, LA>& a, const PackedMatrix<K, N>& b, float alpha = 1.0f, bool relu = false) const {
+  template <bool TA = false, class LA, class K, class N, class... Then>
+  auto gemm(const Tensor<float, LA>& a, const PackedMatrix<K, N>& b, float alpha = 1.0f, bool relu = false, const Then&... then) const {
     static_assert(AxisRank<LA> == 2, "gemm: A has two axes");
     static_assert(std::is_same_v<AxisAt<TA ? 0 : 1, LA>, K>, "gemm: the contracted axis K must be one axis on both operands (after transA / transB)");
     using Out = Axes<AxisAt<TA ? 1 : 0, LA>, N>;
-    return gemm_core<Out, TA, LA, Axes<>>(a, b.k(), b.n(), b.operand(), nullptr, alpha, 0.0f, relu);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return gemm_core<Out, TA, LA, Axes<>>(a, b.k(), b.n(), b.operand(), nullptr, alpha, 0.0f, relu, s); },
+                         then...);
   }
-  template <bool TA = false, class LA, class K, class N, class LC>
+  template <bool TA = false, class LA, class K, class N, class LC, class... Then>
   auto gemm(const Tensor<float, LA>& a, const PackedMatrix<K, N>& b, const Tensor<float, LC>& c, float alpha = 1.0f, float beta = 1.0f,
-            bool relu = false) const {
+            bool relu = false, const Then&... then) const {
     static_assert(AxisRank<LA> == 2, "gemm: A has two axes");
     static_assert(std::is_same_v<AxisAt<TA ? 0 : 1, LA>, K>, "gemm: the contracted axis K must be one axis on both operands (after transA / transB)");
     using Out = Axes<AxisAt<TA ? 1 : 0, LA>, N>;
     static_assert(AxesBroadcastTo<LC, Out>, "gemm: C's axes must broadcast to the result's [M, N], aligned at the end");
-    return gemm_core<Out, TA, LA, LC>(a, b.k(), b.n(), b.operand(), &c, alpha, beta, relu);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return gemm_core<Out, TA, LA, LC>(a, b.k(), b.n(), b.operand(), &c, alpha, beta, relu, s); }, then...);
   }
 
   // Einsum over `equation` spelled with one label per operand axis and the output given ("ij,jk->ik";

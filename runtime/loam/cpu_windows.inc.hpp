@@ -352,7 +352,7 @@ struct CpuWindows : CpuBase {
   // cache, and y is the pooled result: the Conv's own result is never stored.
   template <class WAxes>
   static void conv2d_implicit(const float* x, const PackedConv<WAxes>& w, const float* bias, const Window& win, bool relu, std::int64_t batch,
-                              std::int64_t cin, std::int64_t cout, float* y, const PoolStep* pool = nullptr) {
+                              std::int64_t cin, std::int64_t cout, float* y, const PoolStep* pool = nullptr, RowSink* sink = nullptr) {
     const std::int64_t group = w.group(), cg = cin / group, mg = cout / group, kg = w.k();
     const std::int64_t H = win.in[0], W = win.in[1], OH = win.out[0], OW = win.out[1];
     const std::int64_t left = win.pad_begin[1], P = W + std::max(left, win.pad_end[1]);
@@ -391,6 +391,7 @@ struct CpuWindows : CpuBase {
           for (std::int64_t oh = 0; oh < OH; ++oh) {
             copy_row(product.data() + m * n_ext + oh * P, dst + m * out_plane + oh * OW, OW);
           }
+        if (sink) sink->finished(n * cout + g * mg, mg);
       }
   }
 
@@ -427,7 +428,7 @@ struct CpuWindows : CpuBase {
   }
 
   static void depthwise2d(const float* x, const float* w, const float* bias, const Window& win, bool relu, std::int64_t batch, std::int64_t group,
-                          std::int64_t per_group, float* y) {
+                          std::int64_t per_group, float* y, RowSink* sink = nullptr) {
     const std::int64_t H = win.in[0], W = win.in[1], OH = win.out[0], OW = win.out[1];
     const std::int64_t KH = win.k[0], KW = win.k[1], sh = win.stride[0], sw = win.stride[1], dh = win.dil[0], dw = win.dil[1];
     const std::int64_t top = win.pad_begin[0], left = win.pad_begin[1];
@@ -453,6 +454,7 @@ struct CpuWindows : CpuBase {
             else depthwise_row<0, 0>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
           }
         }
+        if (sink) sink->finished(n * group * per_group + g * per_group, per_group);
       }
   }
 
@@ -489,7 +491,7 @@ struct CpuWindows : CpuBase {
 
   template <class Out, class LX, class WAxes>
   static HostTensor<float, Out> conv_run(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const float* bias, const WindowParams& p,
-                                          bool relu) {
+                                          bool relu, RowSink* sink = nullptr) {
     constexpr std::size_t R = AxisRank<LX>;
     const Window win = conv_window<Out>(x, w, p);
     const auto& xe = x.extents();
@@ -498,15 +500,17 @@ struct CpuWindows : CpuBase {
     const bool pointwise = is_pointwise(win);
     typename HostTensor<float, Out>::Extents oe = win.result_extents(xe, cout);
     auto out = HostTensor<float, Out>::uninitialized(oe);
+    // A row is one (image, channel) plane of the result.
+    if (sink) sink->hold(out.data(), out.count(), batch * cout);
     if (out.count() == 0) return out;
     const std::int64_t cg = cin / group, mg = cout / group, kg = w.k();
     if constexpr (R == 4) {
       if (is_depthwise(w, cin)) {
-        depthwise2d(x.data(), w.source().data(), bias, win, relu, batch, group, mg, out.mutable_data_unchecked());
+        depthwise2d(x.data(), w.source().data(), bias, win, relu, batch, group, mg, out.mutable_data_unchecked(), sink);
         return out;
       }
       if (!pointwise && win.stride[0] == 1 && win.stride[1] == 1) {
-        conv2d_implicit(x.data(), w, bias, win, relu, batch, cin, cout, out.mutable_data_unchecked());
+        conv2d_implicit(x.data(), w, bias, win, relu, batch, cin, cout, out.mutable_data_unchecked(), nullptr, sink);
         return out;
       }
     }
@@ -524,6 +528,8 @@ struct CpuWindows : CpuBase {
         Sgemm::Epilogue ep;
         ep.row_bias = bias ? bias + g * mg : nullptr;
         ep.relu = relu;
+        ep.rows = sink;
+        ep.row_offset = n * cout + g * mg;
         Sgemm::run(mg, out_plane, kg, w.operand(g), Sgemm::BOperand::row_major(bm, out_plane), y + (n * cout + g * mg) * out_plane, out_plane, ep);
       }
     return out;
@@ -537,24 +543,26 @@ struct CpuWindows : CpuBase {
   }
 
   // Conv: x [N, C, spatial...] with a weight packed at load [Cout, C / group, k...].
-  template <class Out, class LX, class WAxes>
-  Tensor<float, Out> conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu = false) const {
-    return conv_run<Out>(x, w, nullptr, p, relu);
+  // With a RowEpilogue last, the epilogue's result: run on each (image, channel) plane of the
+  // result as the convolution finishes it.
+  template <class Out, class LX, class WAxes, class... Then>
+  auto conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu = false, const Then&... then) const {
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return conv_run<Out>(x, w, nullptr, p, relu, s); }, then...);
   }
-  template <class Out, class LX, class WAxes>
-  Tensor<float, Out> conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
-                          const WindowParams& p, bool relu = false) const {
-    return conv_run<Out>(x, w, channel_bias(bias, w), p, relu);
+  template <class Out, class LX, class WAxes, class... Then>
+  auto conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias, const WindowParams& p,
+            bool relu = false, const Then&... then) const {
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return conv_run<Out>(x, w, channel_bias(bias, w), p, relu, s); }, then...);
   }
   // A weight the run computes: packed on each call.
-  template <class Out, class LX, class WAxes>
-  Tensor<float, Out> conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const WindowParams& p, bool relu = false) const {
-    return conv_run<Out>(x, PackedConv<WAxes>(w, p.group), nullptr, p, relu);
+  template <class Out, class LX, class WAxes, class... Then>
+  auto conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const WindowParams& p, bool relu = false, const Then&... then) const {
+    return conv<Out>(x, PackedConv<WAxes>(w, p.group), p, relu, then...);
   }
-  template <class Out, class LX, class WAxes>
-  Tensor<float, Out> conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
-                          const WindowParams& p, bool relu = false) const {
-    return conv<Out>(x, PackedConv<WAxes>(w, p.group), bias, p, relu);
+  template <class Out, class LX, class WAxes, class... Then>
+  auto conv(const Tensor<float, LX>& x, const Tensor<float, WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias, const WindowParams& p,
+            bool relu = false, const Then&... then) const {
+    return conv<Out>(x, PackedConv<WAxes>(w, p.group), bias, p, relu, then...);
   }
 
   template <class Out, class LX>

@@ -14,6 +14,33 @@
 #pragma GCC optimize("O3", "no-tree-loop-distribute-patterns")
 #endif
 
+// The rows of a product's result as its kernel finishes them, for the generated kernel a fusion plan
+// runs on them while they are still in cache (a fused epilogue: RowEpilogue, cpu_boundary.inc.hpp).
+// Row r is the kernel's work item r: N columns of a matrix product, a (batch, channel) plane of a
+// convolution. The product kernel says where its result lies and how many rows it has (`hold`),
+// then reports each run of rows it has finished, each row once.
+struct RowSink {
+  void (*run)(const RowSink&, std::int64_t first, std::int64_t count) = nullptr;
+  const void* epilogue = nullptr;  // what `run` reads: the kernel, its extents and other operands
+  std::byte* out = nullptr;        // the epilogue's result
+  std::uint64_t out_bytes = 0;
+  const std::byte* product = nullptr;  // the product's result, the epilogue's first operand
+  std::uint64_t product_bytes = 0;
+  std::int64_t rows = 0;  // the product's rows
+  std::int64_t done = 0;  // rows finished so far
+
+  void hold(const float* result, std::int64_t count, std::int64_t row_count) {
+    product = reinterpret_cast<const std::byte*>(result);
+    product_bytes = static_cast<std::uint64_t>(count) * sizeof(float);
+    rows = row_count;
+  }
+  void finished(std::int64_t first, std::int64_t count) {
+    if (count <= 0) return;
+    run(*this, first, count);
+    done += count;
+  }
+};
+
 struct Sgemm {
   static constexpr std::int64_t MR = 4;
   static constexpr std::int64_t NR = 24;
@@ -50,6 +77,8 @@ struct Sgemm {
     const float* row_bias = nullptr;    // one per row of C (a Conv's bias)
     const float* col_bias = nullptr;    // one per column of C (a MatMul's bias)
     bool relu = false;
+    RowSink* rows = nullptr;            // told of each block of rows of C once it is final
+    std::int64_t row_offset = 0;        // row 0 of C as the sink counts rows
   };
 
   // Packs B (K x N, element (k, j) at b[k * rs + j * cs]) into padded NR-column panels.
@@ -96,6 +125,7 @@ struct Sgemm {
     if (k <= 0) {
       for (std::int64_t i = 0; i < m; ++i)
         for (std::int64_t j = 0; j < n; ++j) finish_scalar(c[i * ldc + j], 0.0f, ep, ep.accumulate, true, i, j);
+      if (ep.rows) ep.rows->finished(ep.row_offset, m);
       return;
     }
     const bool vector = use_avx2();
@@ -143,6 +173,8 @@ struct Sgemm {
             }
           }
         }
+        // These rows are final: their epilogue reads them while they are in cache.
+        if (last && ep.rows) ep.rows->finished(ep.row_offset + i1, i1_end - i1);
       }
     }
   }

@@ -478,6 +478,14 @@ void Writer::write_calls(const std::vector<lower::KernelCall>& calls) {
       const bool adapter = c.kernel == "loom" && i == 0;
       args += (i ? ", " : "") + (adapter ? adapter_.at(c.args[0].code) + "{}" : arg_code(c.args[i]));
     }
+    if (c.epilogue) {
+      // epilogue<Out, O>(Kernel{}, extents, other extents, the operands after the product).
+      const lower::KernelCall& k = c.epilogue->kernel;
+      args += ", epilogue<" + axes_cpp(*k.template_args.at(0).axes) + ", " + k.template_args.at(1).code + ">(" +
+              adapter_.at(k.args.at(0).code) + "{}, " + arg_code(k.args.at(1)) + ", " + arg_code(k.args.at(2));
+      for (std::size_t i = 4; i < k.args.size(); ++i) args += ", " + arg_code(k.args[i]);
+      args += ")";
+    }
     std::string targs;
     if (!c.template_args.empty()) {
       targs = ".template " + c.kernel + "<";
@@ -688,8 +696,8 @@ void Writer::write_forward() {
   std::set<std::string> read_as_stored;
   std::function<void(const std::vector<lower::KernelCall>&)> reads = [&](const std::vector<lower::KernelCall>& calls) {
     for (const auto& c : calls) {
-      for (const auto& a : c.args)
-        if (a.kind == Arg::Kind::Tensor) read_as_stored.insert(a.tensor);
+      for (const Arg* a : lower::passed_args(c))
+        if (a->kind == Arg::Kind::Tensor) read_as_stored.insert(a->tensor);
       if (!c.branch) continue;
       read_as_stored.insert(c.branch->condition);
       for (const lower::Block* b : {&c.branch->then_block, &c.branch->else_block}) {

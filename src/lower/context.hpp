@@ -37,6 +37,9 @@ class LowerContext {
   std::map<std::string, PendingExpression> pending;
   // The top-level node being lowered (unset in a branch's block): each call records it.
   std::optional<std::size_t> graph_node;
+  // A contraction's call waiting for its epilogue kernel, by the kernel's root node: the two become
+  // one call where the kernel is lowered (attach_epilogue).
+  std::map<std::size_t, KernelCall> deferred;
 
   std::string where() const;
   [[noreturn]] void error(const std::string& message) const;
@@ -79,6 +82,12 @@ class LowerContext {
   // The constant `bias` as a tensor of one axis, `axis` of `length` (regrouped at load unless it is
   // that already): the bias a contraction's kernel adds per output channel.
   Arg channel_bias(const std::string& bias, const AxisName& axis, const Extent& length);
+
+  // The plan's epilogue for the kernel of the node being lowered, if a contraction runs it.
+  const ProductEpilogue* epilogue() const;
+  // Makes the call just added (the epilogue's generated kernel) the epilogue of the contraction's
+  // deferred call, which then defines the kernel's result; `rows` are the product's rows.
+  void attach_epilogue(const Extent& rows);
 
   // The C++ element type the kernels compute a tensor of `t` in.
   std::string compute_type(ElementType t) const;

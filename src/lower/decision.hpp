@@ -16,8 +16,8 @@ enum class FusionReason : std::uint8_t {
   GraphOutput,        // the graph returns the value
   SeveralReaders,     // nodes of more than one kernel read the value (or a node in a branch)
   NoReader,           // no node reads the value
-  ReaderNotFusable,   // its reader's kernel cannot compute it (not an elementwise kernel, or a
-                      // contraction's epilogue that takes only a channel bias and Relu)
+  ReaderNotFusable,   // its reader's kernel cannot compute it (not an elementwise kernel, or,
+                      // after a contraction, one whose rows are not the product's)
   ReaderBroadcasts,   // its reader's result has more elements (it would be computed again per copy)
   NotElementwise,     // it is not elementwise, and no rule computes it with its reader
   Disabled,           // fusion is off (--no-fuse)

@@ -3,6 +3,7 @@
 // the expression as a constant. Identity, Dropout and a Cast that changes no compute type move no
 // element and stay calls of their own. Softmax and LogSoftmax over the last axis are kernels of the
 // same kind that normalise the row, reading their input as an expression too.
+#include <algorithm>
 #include <bit>
 #include <map>
 #include <optional>
@@ -46,7 +47,9 @@ class Expression {
   int operand(const std::string& tensor, const std::vector<AxisName>& out_axes) {
     if (auto seen = read_.find(tensor); seen != read_.end()) return seen->second;
     if (auto p = cx_.pending.find(tensor); p != cx_.pending.end()) return read_[tensor] = splice(p->second);
-    Arg a = cx_.broadcast_operand(tensor, out_axes);
+    // A contraction's epilogue reads the product where it lies, whatever its axes of 1 are named.
+    const ProductEpilogue* epilogue = cx_.epilogue();
+    Arg a = epilogue && epilogue->operand == tensor ? Arg::of_tensor(tensor) : cx_.broadcast_operand(tensor, out_axes);
     auto it = cx_.synthetic.find(a.tensor);
     const TensorInfo info = it != cx_.synthetic.end() ? it->second : cx_.info(a.tensor);
     ElementwiseOperand o;
@@ -124,12 +127,16 @@ class Expression {
       return;
     }
     if (operands_.empty()) cx_.error("every operand is a constant; the build should have folded it");
+    // A contraction's epilogue reads the product as its first operand, and runs on its rows.
+    const ProductEpilogue* epilogue = cx_.epilogue();
+    if (epilogue) make_first(epilogue->operand);
     ElementwiseKernel k;
     k.normalise = normalise;
     k.out_type = out_type;
     k.out_dims = out.dims;
     k.operands = operands_;
     k.values = values_;
+    if (epilogue) k.row_axis = epilogue->row_axis;
     const char* kind = normalise == RowNormalisation::Softmax      ? "softmax"
                        : normalise == RowNormalisation::LogSoftmax ? "log_softmax"
                        : has_reduction(k)                          ? "row"
@@ -138,13 +145,19 @@ class Expression {
     if (!cx_.out.kernels) cx_.out.kernels = std::make_shared<loom::Module>();
     cx_.out.kernels->file = cx_.origin;
     const std::vector<Extent> passed = build_elementwise_kernel(*cx_.out.kernels, k);
-    cx_.out.loom_kernels.push_back({k.symbol, passed.size(), operands_.size()});
+    // An epilogue's kernel takes the rows of a run too, which the product passes.
+    cx_.out.loom_kernels.push_back({k.symbol, passed.size() + (epilogue ? 2 : 0), operands_.size()});
     std::vector<Arg> args = {Arg::of_code(k.symbol), Arg::of_extents(out.dims), Arg::of_extents(passed)};
     args.insert(args.end(), args_.begin(), args_.end());
     cx_.call("loom", {TypeArg::of_axes(out.axes), TypeArg::of_code(cx_.compute_type(out.elem))}, args);
     std::string label;
     for (const auto& [index, o] : ops_) label += (label.empty() ? "" : " + ") + o;
     cx_.out.calls.back().op = label;
+    if (epilogue) {
+      Extent rows(1);
+      for (std::size_t d = 0; d < epilogue->row_axis; ++d) rows *= out.dims[d];
+      cx_.attach_epilogue(rows);
+    }
   }
 
  private:
@@ -155,6 +168,20 @@ class Expression {
     operands_.push_back(o);
     args_.push_back(Arg::of_tensor(o.tensor));
     return static_cast<int>(operands_.size() - 1);
+  }
+
+  // Moves the operand passing `tensor` to the front (an epilogue's product).
+  void make_first(const std::string& tensor) {
+    std::size_t at = 0;
+    while (at < operands_.size() && operands_[at].tensor != tensor) ++at;
+    if (at == operands_.size()) cx_.error("the epilogue kernel does not read the product '" + tensor + "'");
+    std::rotate(operands_.begin(), operands_.begin() + static_cast<std::ptrdiff_t>(at), operands_.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+    std::rotate(args_.begin(), args_.begin() + static_cast<std::ptrdiff_t>(at), args_.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+    for (auto& v : values_) {
+      if (v.kind != ExprValue::Kind::Operand) continue;
+      if (v.operand == static_cast<int>(at)) v.operand = 0;
+      else if (v.operand < static_cast<int>(at)) ++v.operand;
+    }
   }
 
   // The value reading operand `k`, one per operand.

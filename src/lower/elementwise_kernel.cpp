@@ -53,23 +53,41 @@ struct Group {
   std::vector<bool> present;      // per operand: it spans these axes (else it broadcasts along them)
 };
 
-// A row that is normalised or reduced stays the last group, alone, whatever its extent.
+// Whether operand `o` spans result axis d (an extent of 1 broadcasts; any other is the result's,
+// as stage 0 proved or owes).
+bool spans(const ElementwiseOperand& o, std::size_t d, std::size_t rank) {
+  const std::size_t r = o.dims.size();
+  return d + r >= rank && !is_constant_one(o.dims[d + r - rank]);
+}
+
+// A row that is normalised or reduced stays the last group, alone, whatever its extent; an
+// epilogue's row is the axes from its row axis on, one group.
 std::vector<Group> merge_axes(const ElementwiseKernel& k) {
   const std::size_t rank = k.out_dims.size();
   const bool row = k.normalise != RowNormalisation::None || has_reduction(k);
+  const std::size_t row_from = k.row_axis ? *k.row_axis : row && rank > 0 ? rank - 1 : rank;
   std::vector<Group> groups;
-  for (std::size_t d = 0; d < rank; ++d) {
-    const bool the_row = row && d + 1 == rank;
-    if (!the_row && is_constant_one(k.out_dims[d])) continue;  // one element: no operand steps along it
+  for (std::size_t d = 0; d < row_from; ++d) {
+    if (is_constant_one(k.out_dims[d])) continue;  // one element: no operand steps along it
     std::vector<bool> present;
-    for (const auto& o : k.operands) {
-      const std::size_t r = o.dims.size();
-      // An extent of 1 broadcasts; any other is the result's (stage 0 proved it, or owes it).
-      const bool has = d + r >= rank && !is_constant_one(o.dims[d + r - rank]);
-      present.push_back(has);
-    }
-    if (!the_row && !groups.empty() && groups.back().present == present) groups.back().dims.push_back(d);
+    for (const auto& o : k.operands) present.push_back(spans(o, d, rank));
+    if (!groups.empty() && groups.back().present == present) groups.back().dims.push_back(d);
     else groups.push_back({{d}, present});
+  }
+  if (row_from < rank) {
+    Group the_row;
+    for (std::size_t d = row_from; d < rank; ++d) the_row.dims.push_back(d);
+    for (const auto& o : k.operands) {
+      std::optional<bool> has;
+      for (std::size_t d = row_from; d < rank; ++d) {
+        if (is_constant_one(k.out_dims[d])) continue;
+        if (has && *has != spans(o, d, rank))
+          fail("kernel " + k.symbol + ": an operand spans part of the row only, which one merged row cannot read");
+        has = spans(o, d, rank);
+      }
+      the_row.present.push_back(has.value_or(false));
+    }
+    groups.push_back(std::move(the_row));
   }
   if (groups.empty()) groups.push_back({{}, std::vector<bool>(k.operands.size(), true)});
   return groups;
@@ -373,6 +391,13 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
   }
   std::vector<std::pair<std::string, Type>> extent_params;
   for (std::size_t p = 0; p < passed.size(); ++p) extent_params.emplace_back("d" + std::to_string(p), Type::index());
+  // An epilogue runs on the rows the product has finished: from `first`, `count` of them.
+  const bool ranged = k.row_axis.has_value();
+  if (ranged) {
+    extent_params.emplace_back("first", Type::index());
+    extent_params.emplace_back("count", Type::index());
+  }
+  const std::size_t buffers = extent_params.size();  // where the buffer parameters start
 
   // Per merged axis, the product of its extents the build knows, and whether it knows them all (a
   // stride along such an axis is a constant of the view's type).
@@ -419,6 +444,10 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
     Value* one = b.index(1, "one");
     Value* rows = extents.empty() ? one : extents[0];
     for (std::size_t j = 1; j < extents.size(); ++j) rows = b.value("index.mul", {rows, extents[j]}, "rows", Type::index());
+    // A run past the last row launches a negative count, which the launch refuses.
+    if (ranged)
+      rows = b.value("index.min", {params[passed.size() + 1], b.value("index.sub", {rows, params[passed.size()]}, "left", Type::index())},
+                     "run", Type::index());
     b.op("kernel.launch.config", {rows, one, one, one, one, one});
   }
 
@@ -437,7 +466,7 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
   for (std::size_t j = 0; j < m; ++j)
     view_dims.push_back(known[j] ? loom::Extent::of(*known[j]) : loom::Extent::bound_to(extents[j]));
   Row row;
-  row.out_view = b.value("buffer.view", {launch.args[passed.size()].get(), base}, "out_view",
+  row.out_view = b.value("buffer.view", {launch.args[buffers].get(), base}, "out_view",
                          Type::shaped(TypeKind::View, view_dims, loom_scalar(k.out_type)));
   std::vector<Value*> byte_extent(m, nullptr);
   for (std::size_t i = 0; i < k.operands.size(); ++i) {
@@ -467,12 +496,13 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
     }
     loom::Attachment attach;
     if (!dense) attach.layout = layout;
-    row.views.push_back(b.value("buffer.view", {launch.args[passed.size() + 1 + i].get(), base}, "in_view",
+    row.views.push_back(b.value("buffer.view", {launch.args[buffers + 1 + i].get(), base}, "in_view",
                                 Type::shaped(TypeKind::View, view_dims, loom_scalar(o.type), attach)));
   }
 
   // This work item's row: its index along each merged axis but the last.
   Value* r = m > 1 ? b.value("kernel.workgroup.id", {}, "row", Type::index(), [](Op& o) { o.attr("dim").i = 0; }) : nullptr;
+  if (r && ranged) r = b.value("index.add", {launch.args[passed.size()].get(), r}, "row", Type::index());
   row.outer.resize(m - 1);
   for (std::size_t j = m - 1; j-- > 0;) {
     row.outer[j] = j == 0 ? r : b.value("index.rem", {r, extents[j]}, "i", Type::index());

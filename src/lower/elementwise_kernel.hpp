@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,11 @@ struct ElementwiseKernel {
   std::vector<stage0::Extent> out_dims;
   std::vector<ElementwiseOperand> operands;
   std::vector<ExprValue> values;  // in order; the last is the result
+  // A product's epilogue (RowEpilogue in the runtime): the result's axes from `row_axis` on are the
+  // row, one merged axis whatever the operands do along it, and the axes before it the work items,
+  // which are the product's rows; the kernel takes two more extent parameters, the first row a run
+  // computes and how many, and reads the product as its first operand.
+  std::optional<std::size_t> row_axis;
 };
 
 // An expression the lowering holds for a node the fusion plan inlines into its reader: the reader's
@@ -119,7 +125,8 @@ struct PendingExpression {
 
 // Writes the kernel into `module` and gives the extents its call passes, in order: the result's
 // extents that are not constants (once each, by polynomial), as its configuration parameters and
-// again as its launch parameters, before the result's buffer and each operand's.
+// again as its launch parameters, before the result's buffer and each operand's. An epilogue's
+// kernel takes the rows of a run after them (first, count), which the product supplies.
 std::vector<stage0::Extent> build_elementwise_kernel(loom::Module& module, const ElementwiseKernel& kernel);
 
 // Whether the kernel's expression reduces along the row (its row is then the last axis, alone).

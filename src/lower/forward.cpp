@@ -167,8 +167,8 @@ class ForwardBuilder {
   static std::set<std::string> tensors_read(const std::vector<KernelCall>& calls) {
     std::set<std::string> out;
     for (const auto& c : calls) {
-      for (const auto& a : c.args)
-        if (a.kind == Arg::Kind::Tensor) out.insert(a.tensor);
+      for (const Arg* a : passed_args(c))
+        if (a->kind == Arg::Kind::Tensor) out.insert(a->tensor);
       if (c.branch) {
         out.insert(c.branch->condition);
         for (const Block* blk : {&c.branch->then_block, &c.branch->else_block}) {
@@ -201,8 +201,13 @@ class ForwardBuilder {
     std::function<void(const std::vector<KernelCall>&)> walk = [&](const std::vector<KernelCall>& calls) {
       for (const auto& c : calls) {
         for (const auto& t : c.result_types) add_info(t);
-        for (const auto& a : c.args)
-          for (const auto& e : a.extents) add(e);
+        for (const Arg* a : passed_args(c))
+          for (const auto& e : a->extents) add(e);
+        if (c.epilogue) {
+          add_info(c.epilogue->product);
+          add_info(c.epilogue->operand);
+          add(c.epilogue->rows);
+        }
         if (c.branch)
           for (const Block* blk : {&c.branch->then_block, &c.branch->else_block}) {
             for (const auto& t : blk->folded) add_info(t.info);
@@ -324,9 +329,41 @@ class ForwardBuilder {
           break;
       }
     }
-    Op& op = b_.op("func.apply", operands, result_slots(c), [&](Op& o) {
+    const std::vector<std::pair<std::string, Type>> product_slot = {
+        {value_hint(c.epilogue ? c.epilogue->product.name : ""), c.epilogue ? tensor_type(c.epilogue->product) : Type::index()}};
+    Op& op = b_.op("func.apply", operands, c.epilogue ? product_slot : result_slots(c), [&](Op& o) {
       o.attr("contract").text = "loam." + c.kernel;
       o.attr("contract").present = true;
+    });
+    if (c.epilogue) emit_epilogue(c, op.result(0));
+    else define_results(c, op);
+  }
+
+  // A product's epilogue: the product regrouped where regroupings came between, then its kernel
+  // over every row (the module runs it on each run of rows as the product finishes them).
+  void emit_epilogue(const KernelCall& c, Value* product) {
+    const EpilogueCall& e = *c.epilogue;
+    const Type operand_type = tensor_type(e.operand);
+    if (!(product->type == operand_type)) {
+      std::vector<Value*> operands = {product};
+      for (const auto& d : e.operand.dims) operands.push_back(extent(d));
+      product = b_.value("func.apply", operands, value_hint(e.operand.name), operand_type, [&](Op& o) {
+        o.attr("contract").text = "loam.reshape";
+        o.attr("contract").present = true;
+      });
+    }
+    const KernelCall& k = e.kernel;
+    std::vector<Value*> operands;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const auto& d : k.args.at(2).extents) operands.push_back(extent(d));
+      operands.push_back(constant_index(0));
+      operands.push_back(extent(e.rows));
+    }
+    operands.push_back(product);
+    for (std::size_t i = 4; i < k.args.size(); ++i) operands.push_back(tensor(k.args[i].tensor));
+    Op& op = b_.op("kernel.call", operands, result_slots(c), [&](Op& o) {
+      o.attr("callee").text = k.args.at(0).code;
+      o.attr("callee").present = true;
     });
     define_results(c, op);
   }

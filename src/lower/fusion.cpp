@@ -39,6 +39,7 @@ class Planner {
 
   FusionPlan run() {
     FusionPlan plan;
+    std::vector<ProductFusion> products;  // every contraction, in graph order
     for (const auto& ns : st_.nodes) {
       if (ns.folded) continue;
       const Node& n = model_.graph.nodes.at(ns.index);
@@ -47,11 +48,16 @@ class Planner {
       if (n.op_type == "Conv") f = conv(ns.index, n);
       else if (n.op_type == "MatMul") f = matmul(ns.index, n);
       else if (n.op_type == "Gemm") f = gemm(ns.index, n);
-      if (!f || (!f->packed && f->absorbed.empty())) continue;
+      if (!f) continue;
+      products.push_back(*f);
+      if (!f->packed && f->absorbed.empty()) continue;
       for (auto a : f->absorbed) plan.absorbed.insert(a);
       plan.heads.emplace(ns.index, std::move(*f));
     }
-    if (fuse_) inline_elementwise(plan);
+    if (fuse_) {
+      inline_elementwise(plan);
+      attach_epilogues(plan, products);
+    }
     decide(plan);
     return plan;
   }
@@ -269,23 +275,31 @@ class Planner {
   }
 
   std::optional<ProductFusion> matmul(std::size_t index, const Node& n) const {
-    // Only a packed weight has a fused form (`matmul_bias`), so nothing fuses without one.
+    // Only a packed weight has a bias and Relu in its store (`matmul_bias`); any MatMul may run an
+    // epilogue kernel.
     ProductFusion f;
     f.head = index;
     f.head_op = n.op_type;
-    if (n.inputs.size() != 2) return std::nullopt;
+    if (n.inputs.size() != 2 || n.outputs.empty()) return std::nullopt;
+    f.result = n.outputs[0];
     std::vector<std::size_t> regroupings;
     f.packed = constant_operand(n, 1, regroupings);
-    if (!f.packed) return std::nullopt;
+    if (!f.packed) return f;
     const auto* a = axes_of(n.inputs[0]);
     const auto* b = axes_of(f.packed->operand);
     const auto* y = axes_of(n.outputs.at(0));
     const auto* av = value(n.inputs[0]);
-    if (!a || !b || !y || !av || av->elem != ElementType::F32 || a->empty() || b->size() != 2) return std::nullopt;
+    if (!a || !b || !y || !av || av->elem != ElementType::F32 || a->empty() || b->size() != 2) {
+      f.packed.reset();
+      return f;
+    }
     // packed_product's signature: a [.., K] x [K, N] -> [.., N], read by name.
     std::vector<AxisName> want(a->begin(), a->end() - 1);
     want.push_back((*b)[1]);
-    if (a->back() != (*b)[0] || *y != want) return std::nullopt;
+    if (a->back() != (*b)[0] || *y != want) {
+      f.packed.reset();
+      return f;
+    }
     f.absorbed = regroupings;
     f.result = n.outputs.at(0);
     if (fuse_) absorb_epilogue(f, n.outputs.at(0), y->size() - 1, true);
@@ -340,6 +354,19 @@ class Planner {
     if (!ta || !ua || !tv || !uv || *ta != *ua || tv->dims.size() != uv->dims.size()) return false;
     for (std::size_t k = 0; k < tv->dims.size(); ++k)
       if (!(tv->dims[k] == uv->dims[k])) return false;
+    return true;
+  }
+
+  // Whether `t` holds `u`'s elements in `u`'s order: the same extents, and the same axes but where
+  // an axis holds one element (a layout may name such axes apart).
+  bool same_elements_in_order(const std::string& t, const std::string& u) const {
+    const auto* ta = axes_of(t);
+    const auto* ua = axes_of(u);
+    const auto* tv = value(t);
+    const auto* uv = value(u);
+    if (!ta || !ua || !tv || !uv || ta->size() != ua->size() || tv->dims.size() != uv->dims.size()) return false;
+    for (std::size_t k = 0; k < tv->dims.size(); ++k)
+      if (!(tv->dims[k] == uv->dims[k]) || ((*ta)[k] != (*ua)[k] && tv->dims[k].constant() != 1)) return false;
     return true;
   }
 
@@ -404,6 +431,119 @@ class Planner {
     }
   }
 
+  // The node computing `r`'s kernel: the kernel it is inlined into, or its own generated kernel.
+  std::optional<std::size_t> kernel_computing(const FusionPlan& plan, std::size_t r) const {
+    if (auto in = plan.inlined.find(r); in != plan.inlined.end()) return in->second;
+    if (computes_own_kernel(plan, r) && computes_elementwise(r)) return r;
+    return std::nullopt;
+  }
+
+  // The nodes kernel `root` computes: itself and those inlined into it.
+  std::vector<std::size_t> kernel_group(const FusionPlan& plan, std::size_t root) const {
+    std::vector<std::size_t> group;
+    for (const auto& [n, k] : plan.inlined)
+      if (k == root) group.push_back(n);
+    group.push_back(root);
+    return group;
+  }
+
+  // Whether a kernel's row is its last axis alone: it reduces or normalises along it.
+  bool reduces_rows(const std::vector<std::size_t>& group) const {
+    for (auto n : group) {
+      const Node& node = model_.graph.nodes.at(n);
+      if (row_reduction(n) || is_row_normaliser(node, st_) || is_layer_normaliser(node, st_)) return true;
+    }
+    return false;
+  }
+
+  // Whether every tensor the group reads from outside it (but `product`) spans all the axes from
+  // `from` on that are longer than one element, or none of them: one merged row of the kernel then
+  // steps through it.
+  bool uniform_from(const std::vector<std::size_t>& group, const std::string& product, std::size_t from, const std::vector<Extent>& dims) const {
+    std::set<std::string> made;
+    for (auto n : group)
+      for (const auto& o : model_.graph.nodes.at(n).outputs) made.insert(o);
+    const std::size_t rank = dims.size();
+    for (auto n : group) {
+      const Node& node = model_.graph.nodes.at(n);
+      for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+        const std::string& t = node.inputs[i];
+        if (t.empty() || t == product || made.count(t) || axes::is_folded_scalar_operand(node, i, st_)) continue;
+        const auto* v = value(t);
+        if (!v) return false;
+        const std::size_t r = v->dims.size();
+        std::optional<bool> spans;
+        for (std::size_t d = from; d < rank; ++d) {
+          if (dims[d].constant() == 1) continue;
+          const bool here = d + r >= rank && v->dims[d + r - rank].constant() != 1;
+          if (spans && *spans != here) return false;
+          spans = here;
+        }
+      }
+    }
+    return true;
+  }
+
+  // The epilogue kernel a contraction can run: its result (through regroupings nothing else reads)
+  // read only by one generated kernel, at that kernel's elements, whose rows are the product's.
+  std::optional<ProductEpilogue> epilogue_of(const FusionPlan& plan, const ProductFusion& f) const {
+    if (f.pool) return std::nullopt;
+    const Node& head = model_.graph.nodes.at(f.head);
+    const bool conv = head.op_type == "Conv";
+    const auto* product = value(f.result);
+    if (!product || product->elem != ElementType::F32 || product->dims.empty()) return std::nullopt;
+    // A MatMul of a rank-1 b drops N: its rows are not the result's last axis.
+    if (head.op_type == "MatMul" && (!value(head.inputs.at(1)) || value(head.inputs.at(1))->dims.size() < 2)) return std::nullopt;
+    ProductEpilogue e;
+    e.operand = f.result;
+    // A matrix product's rows are its elements in order, so regroupings may come between.
+    for (std::size_t r = 0; const Node* next = conv ? nullptr : sole_reader(e.operand, r);) {
+      if (!is_regrouping(*next, st_) || next->outputs.size() != 1 || next->outputs[0].empty() || !value(next->outputs[0])) break;
+      e.regroupings.push_back(r);
+      e.operand = next->outputs[0];
+    }
+    auto readers = readers_.find(e.operand);
+    if (outputs_.count(e.operand) || readers == readers_.end() || readers->second.empty()) return std::nullopt;
+    std::optional<std::size_t> kernel;
+    for (std::size_t r : readers->second) {
+      const auto by = kernel_computing(plan, r);
+      if (!by || (kernel && *kernel != *by)) return std::nullopt;
+      kernel = by;
+    }
+    const std::string& result = result_of(*kernel);
+    if (!same_elements_in_order(e.operand, result)) return std::nullopt;
+    const auto& dims = value(result)->dims;
+    const std::vector<std::size_t> group = kernel_group(plan, *kernel);
+    if (conv) {
+      // A row is an (image, channel) plane: the kernel's row is every spatial axis, merged.
+      e.row_axis = 2;
+      if (dims.size() < 3 || (reduces_rows(group) && dims.size() != 3) || !uniform_from(group, e.operand, 2, dims)) return std::nullopt;
+    } else {
+      e.row_axis = dims.size() - 1;
+      if (!(dims.back() == product->dims.back())) return std::nullopt;
+    }
+    e.kernel = *kernel;
+    return e;
+  }
+
+  // Gives each generated kernel that only a contraction's result feeds to that contraction as its
+  // epilogue; a kernel two products feed goes to the later one (its rows are the fresher in cache).
+  void attach_epilogues(FusionPlan& plan, const std::vector<ProductFusion>& products) const {
+    for (auto it = products.rbegin(); it != products.rend(); ++it) {
+      const ProductFusion& candidate = plan.heads.count(it->head) ? plan.heads.at(it->head) : *it;
+      auto e = epilogue_of(plan, candidate);
+      if (!e || plan.epilogues.count(e->kernel)) continue;
+      ProductFusion f = candidate;
+      for (auto r : e->regroupings) {
+        f.absorbed.push_back(r);
+        plan.absorbed.insert(r);
+      }
+      plan.epilogues[e->kernel] = f.head;
+      f.epilogue = std::move(e);
+      plan.heads[f.head] = std::move(f);
+    }
+  }
+
   // Why the value a call of its own defines is materialised.
   FusionReason materialised(const FusionPlan& plan, std::size_t index, const std::string& result) const {
     if (!fuse_) return FusionReason::Disabled;
@@ -423,8 +563,13 @@ class Planner {
 
   void decide(FusionPlan& plan) const {
     std::map<std::size_t, std::size_t> into;  // absorbed node -> its head
-    for (const auto& [head, f] : plan.heads)
+    std::set<std::size_t> epilogue_regroupings;
+    for (const auto& [head, f] : plan.heads) {
       for (auto a : f.absorbed) into[a] = head;
+      if (!f.epilogue) continue;
+      epilogue_regroupings.insert(f.epilogue->regroupings.begin(), f.epilogue->regroupings.end());
+      for (auto n : kernel_group(plan, f.epilogue->kernel)) into[n] = head;
+    }
     // A node stage 0 did not keep computes nothing the graph returns.
     for (std::size_t i = 0; i < model_.graph.nodes.size(); ++i) plan.decisions[i] = {FusionReason::NoReader, std::nullopt};
     for (const auto& ns : st_.nodes) {
@@ -436,7 +581,7 @@ class Planner {
       const Node& n = model_.graph.nodes.at(ns.index);
       if (auto a = into.find(ns.index); a != into.end()) {
         // The regroupings of a packed weight happen at load; the rest is the head's epilogue.
-        d.reason = is_regrouping(n, st_) ? FusionReason::PreparedAtLoad : FusionReason::Fused;
+        d.reason = is_regrouping(n, st_) && !epilogue_regroupings.count(ns.index) ? FusionReason::PreparedAtLoad : FusionReason::Fused;
         d.into = a->second;
         continue;
       }
@@ -446,7 +591,9 @@ class Planner {
         continue;
       }
       auto h = plan.heads.find(ns.index);
-      d.reason = materialised(plan, ns.index, h != plan.heads.end() ? h->second.result : n.outputs.empty() ? "" : n.outputs[0]);
+      std::string result = n.outputs.empty() ? "" : n.outputs[0];
+      if (h != plan.heads.end()) result = h->second.epilogue ? result_of(h->second.epilogue->kernel) : h->second.result;
+      d.reason = materialised(plan, ns.index, result);
     }
   }
 };
@@ -480,8 +627,8 @@ const char* fusion_reason_meaning(FusionReason r) {
     case FusionReason::NoReader: return "no node reads the value";
     case FusionReason::ReaderNotFusable:
       return "the node reading the value has no kernel that computes it in its own loop (it is neither elementwise nor a row normaliser "
-             "nor a reduction along a kernel's row, or is elementwise work a contraction's store does not do: it adds a constant "
-             "channel bias and applies Relu only)";
+             "nor a reduction along a kernel's row), or, after a contraction, its kernel's rows are not the product's rows (it reads "
+             "the product broadcast, or varies along part of a convolution's plane only)";
     case FusionReason::ReaderBroadcasts:
       return "the node reading the value broadcasts it to more elements, so computing it there would repeat it";
     case FusionReason::NotElementwise:

@@ -22,6 +22,12 @@
 // nodes of several kernels read, a branch reads, or a reader broadcasts to more elements is
 // materialised.
 //
+// Then each contraction whose result (or a regrouping of it nothing else reads) only one such
+// kernel reads, at that kernel's elements, runs the kernel as its epilogue: the product's rows are
+// the kernel's work items (a MatMul's or Gemm's row of N columns, a Conv's (image, channel) plane),
+// each run as soon as the product finishes it. So GPT-2's Gemm + GELU, or Gemm + the residual Add,
+// is one call, and the product is read back from cache, not memory.
+//
 // Every node gets a decision with the reason its value is materialised, from FusionReason's closed
 // list; `--no-fuse` keeps only the weight preparation (packing at load) and fuses nothing.
 #pragma once
@@ -42,6 +48,15 @@
 
 namespace loam::lower {
 
+// The elementwise work reading a contraction's result, as one generated kernel the contraction runs
+// on its result's rows as it finishes them (RowEpilogue in the runtime), while they are in cache.
+struct ProductEpilogue {
+  std::size_t kernel = 0;                // the node whose generated kernel it is (its group's root)
+  std::string operand;                   // the tensor that kernel reads the product as
+  std::vector<std::size_t> regroupings;  // between the product and `operand` (no call of their own)
+  std::size_t row_axis = 0;              // the kernel's row: its result's axes from this one on
+};
+
 // A constant operand a contraction reads in packed form.
 struct PackedOperand {
   std::size_t input = 1;  // the head's input index it replaces
@@ -57,6 +72,7 @@ struct ProductFusion {
   bool relu = false;                    // an absorbed Relu
   std::optional<std::size_t> pool;      // an absorbed MaxPool or AveragePool (a node index)
   std::string pooled;                   // the tensor that pool reads: the product's result
+  std::optional<ProductEpilogue> epilogue;  // a generated kernel run on the result's rows
   std::string result;                   // the tensor the fused call defines
   std::vector<std::size_t> absorbed;    // the nodes the head's call computes besides itself
   std::string label() const;            // "Conv + Add + Relu", for the comment above the call
@@ -70,6 +86,8 @@ struct FusionPlan {
   // Elementwise nodes and row reductions a reader's kernel computes (lower/elementwise.cpp inlines
   // them), by node index: the node whose kernel computes them.
   std::map<std::size_t, std::size_t> inlined;
+  // Kernels a contraction runs as its epilogue: the kernel's root node -> the contraction's.
+  std::map<std::size_t, std::size_t> epilogues;
   std::map<std::size_t, NodeDecision> decisions;  // every top-level node, by index
 };
 

@@ -74,6 +74,14 @@ Arg Arg::of_integer_element(ElementType t, std::int64_t v, const std::string& hi
   return of_code("static_cast<" + compute + ">(" + std::to_string(v) + ")", {c});
 }
 
+std::vector<const Arg*> passed_args(const KernelCall& c) {
+  std::vector<const Arg*> out;
+  for (const auto& a : c.args) out.push_back(&a);
+  if (c.epilogue)
+    for (const auto& a : c.epilogue->kernel.args) out.push_back(&a);
+  return out;
+}
+
 std::string LowerContext::where() const {
   if (!node) return origin;
   return origin + ": " + (node->name.empty() ? node->label() : "node '" + node->name + "' (" + node->op_type + ")");
@@ -243,6 +251,31 @@ Arg LowerContext::channel_bias(const std::string& bias, const AxisName& axis, co
   return Arg::of_tensor(prepared(PreparedWeight::Form::Regrouped, bias, as));
 }
 
+const ProductEpilogue* LowerContext::epilogue() const {
+  if (!plan || !graph_node) return nullptr;
+  auto it = plan->epilogues.find(*graph_node);
+  return it == plan->epilogues.end() ? nullptr : &*plan->heads.at(it->second).epilogue;
+}
+
+void LowerContext::attach_epilogue(const Extent& rows) {
+  auto head = plan->epilogues.find(*graph_node);
+  auto waiting = deferred.find(*graph_node);
+  if (head == plan->epilogues.end() || waiting == deferred.end()) error("no contraction waits for this kernel as its epilogue");
+  KernelCall call = std::move(waiting->second);
+  deferred.erase(waiting);
+  auto e = std::make_shared<EpilogueCall>();
+  e->kernel = std::move(out.calls.back());
+  out.calls.pop_back();
+  e->product = call.result_types.at(0);
+  e->operand = info(plan->heads.at(head->second).epilogue->operand);
+  e->rows = rows;
+  call.results = e->kernel.results;
+  call.result_types = e->kernel.result_types;
+  call.op += " + " + e->kernel.op;
+  call.epilogue = std::move(e);
+  out.calls.push_back(std::move(call));
+}
+
 std::string LowerContext::compute_type(ElementType t) const {
   std::string s = cpp_compute_type(t);
   if (s.empty()) error(std::string("element type ") + element_type_name(t) + " is not one the kernels compute in");
@@ -351,6 +384,12 @@ void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::Nod
       if (!op->computes_double) refuse_double(cx, n);
       op->lower(cx, n);
     } else cx.error(std::string("no kernel computes operator ") + (n.domain.empty() ? "" : n.domain + ".") + n.op_type);
+    if (cx.fusion && cx.fusion->epilogue) {
+      // The product waits for its epilogue kernel, which reads it (regrouped) where it lies.
+      cx.deferred.emplace(cx.fusion->epilogue->kernel, std::move(cx.out.calls.back()));
+      cx.out.calls.pop_back();
+      for (auto r : cx.fusion->epilogue->regroupings) defined.insert(g.nodes.at(r).outputs.at(0));
+    }
     for (const auto& o : n.outputs)
       if (!o.empty() && !ns.branches && is_narrow_integer(cx.value(o).elem) && !(op && op->keeps_narrow_range))
         cx.error(std::string("computes '") + o + "' in " + element_type_name(cx.value(o).elem) +
@@ -383,6 +422,7 @@ LoweredModule lower_module(const Model& model, const stage0::Stage0Result& st,
   }
   cx.plan = &plan;
   lower_nodes(cx, model.graph, st.nodes, defined);
+  if (!cx.deferred.empty()) fail(origin + ": a contraction's epilogue kernel was never lowered");
   cx.plan = nullptr;
   for (const auto& name : st.outputs) {
     provide_tensor(cx, name, defined);

@@ -85,6 +85,7 @@ struct TypeArg {
 };
 
 struct BranchCall;
+struct EpilogueCall;
 
 // `result = backend.kernel<template_args>(args);` — or, with several results, a structured binding.
 // An If is a call too: its results are declared ahead of the `if` and assigned in each block.
@@ -98,6 +99,19 @@ struct KernelCall {
   std::vector<TensorInfo> result_types;  // one per result
   std::shared_ptr<const BranchCall> branch;  // an If (kernel "if"): its condition and its two blocks
   std::optional<std::size_t> graph_node;     // the top-level node it computes (index into the graph's nodes)
+  // A product's fused epilogue: a generated kernel the product runs on its result's rows as it
+  // finishes them. The call then defines the kernel's result (`results`), not the product's.
+  std::shared_ptr<const EpilogueCall> epilogue;
+};
+
+// Every argument the call passes: its own, then its epilogue kernel's.
+std::vector<const Arg*> passed_args(const KernelCall& c);
+
+struct EpilogueCall {
+  KernelCall kernel;   // the generated kernel's call (kernel "loom"); its first tensor is the product
+  TensorInfo product;  // the product's result, as the product kernel returns it
+  TensorInfo operand;  // the product as the kernel reads it (regrouped, where regroupings came between)
+  Extent rows;         // the product's rows, the kernel's work items
 };
 
 // A tensor the build knows that a kernel reads or the graph returns: spelled in the module.

@@ -52,6 +52,13 @@ void print_call(std::string& out, const KernelCall& c, int depth) {
   }
   line += "(";
   for (std::size_t i = 0; i < c.args.size(); ++i) line += (i ? ", " : "") + arg_text(c.args[i]);
+  if (c.epilogue) {
+    // The kernel run on the product's rows, reading the product first.
+    const KernelCall& k = c.epilogue->kernel;
+    line += ", then " + k.args.at(0).code + "(" + c.epilogue->product.name;
+    for (std::size_t i = 4; i < k.args.size(); ++i) line += ", " + arg_text(k.args[i]);
+    line += ")";
+  }
   line += ")  // " + c.node;
   if (c.op.find(" + ") != std::string::npos) line += " (" + c.op + ")";
   out += line + "\n";

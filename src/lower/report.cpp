@@ -15,6 +15,7 @@ bool moves_nothing(const KernelCall& c) { return c.kernel == "lift" || c.kernel 
 // "loom ew3" for a generated kernel, else the runtime kernel's name.
 std::string kernel_name(const KernelCall& c) {
   if (c.kernel == "loom" && !c.args.empty()) return "loom " + c.args[0].code;
+  if (c.epilogue) return c.kernel + " + " + kernel_name(c.epilogue->kernel);
   return c.kernel;
 }
 

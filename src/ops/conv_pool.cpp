@@ -347,7 +347,8 @@ void lower_conv(LowerContext& cx, const Node& n) {
     cx.call(f->pool_op == "MaxPool" ? "conv_max_pool" : "conv_average_pool",
             {TypeArg::of_axes(out.axes), TypeArg::of_axes(cx.info(f->pooled).axes)}, args, {out.name});
   } else {
-    if (f && f->relu) args.push_back(Arg::of_flag(true, "relu"));
+    // An epilogue comes after every argument of the product's own.
+    if (f && (f->relu || f->epilogue)) args.push_back(Arg::of_flag(f->relu, "relu"));
     cx.call("conv", {TypeArg::of_axes(out.axes)}, args, {out.name});
   }
   if (f) cx.out.calls.back().op = f->label();

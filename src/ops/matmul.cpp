@@ -120,7 +120,8 @@ void lower_matmul(LowerContext& cx, const Node& n) {
               {out.name});
     } else {
       std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), Arg::of_tensor(w)};
-      if (f->relu) args.push_back(Arg::of_flag(true, "relu"));
+      // An epilogue comes after every argument of the product's own.
+      if (f->relu || f->epilogue) args.push_back(Arg::of_flag(f->relu, "relu"));
       cx.call("matmul", {}, args, {out.name});
     }
     cx.out.calls.back().op = f->label();
@@ -158,7 +159,8 @@ void lower_gemm(LowerContext& cx, const Node& n) {
   } else {
     args.push_back(al);
   }
-  if (f && f->relu) args.push_back(Arg::of_flag(true, "relu"));
+  // An epilogue comes after every argument of the product's own.
+  if (f && (f->relu || f->epilogue)) args.push_back(Arg::of_flag(f->relu, "relu"));
   cx.call("gemm", targs, args, {out.name});
   if (f) cx.out.calls.back().op = f->label();
 }

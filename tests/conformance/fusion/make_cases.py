@@ -411,3 +411,78 @@ hidden = np.zeros((1, 1, 5, 19), dtype=np.float32)
 hidden[0, 0, 1, :] = -np.inf
 hidden[0, 0, 3, 7:] = -np.inf
 write_case("softmax_epilogue", softmax_epilogue, [rand(3, 2, 5, 19) * 4, hidden, rand(3, 37) * 3, rand(3, 37)])
+
+
+# Epilogues: the elementwise work reading a product's result, run by the product on each run of
+# rows it finishes. GELU (erf form) after a MatMul with a packed weight; scale, mask and Softmax
+# after a batched MatMul of two activations; a residual Add and LayerNormalization after a Gemm
+# (transB) read through Reshapes; HardSwish as paddle2onnx writes it (HardSigmoid, Mul) after a
+# Conv with its own bias (the implicit path); a depthwise Conv's residual Add and Clip; a strided
+# Conv (im2col) scaled per channel after a Sigmoid; a Softmax along a 1-D Conv's row. Beside them,
+# forms it must leave alone: a product the graph also returns, and a Conv whose reader varies along
+# one spatial axis only.
+epilogues = helper.make_graph(
+    [
+        const("sqrt2", np.sqrt(2.0)),
+        const("one", 1.0),
+        const("half", 0.5),
+        const("quarter", 0.25),
+        const("zero", 0.0),
+        const("six", 6.0),
+        const("flat", np.array([-1, 16], dtype=np.int64), np.int64),
+        const("back", np.array([-1, 6, 16], dtype=np.int64), np.int64),
+        # GELU after a MatMul with a packed weight
+        helper.make_node("MatMul", ["x", "w1"], ["m1"]),
+        helper.make_node("Div", ["m1", "sqrt2"], ["g_d"]),
+        helper.make_node("Erf", ["g_d"], ["g_e"]),
+        helper.make_node("Add", ["g_e", "one"], ["g_a"]),
+        helper.make_node("Mul", ["m1", "g_a"], ["g_m"]),
+        helper.make_node("Mul", ["g_m", "half"], ["gelu"]),
+        # attention's scores: scale, mask, Softmax
+        helper.make_node("Transpose", ["x"], ["xt"], perm=[0, 2, 1]),
+        helper.make_node("MatMul", ["x", "xt"], ["scores"]),
+        helper.make_node("Mul", ["scores", "quarter"], ["scaled"]),
+        helper.make_node("Add", ["scaled", "mask"], ["masked"]),
+        helper.make_node("Softmax", ["masked"], ["attention"], axis=-1),
+        # Gemm through Reshapes, a residual Add and LayerNormalization
+        helper.make_node("Reshape", ["x", "flat"], ["x2"]),
+        helper.make_node("Gemm", ["x2", "w3", "c3"], ["g3"], transB=1),
+        helper.make_node("Reshape", ["g3", "back"], ["g3r"]),
+        helper.make_node("Add", ["g3r", "x"], ["residual"]),
+        helper.make_node("LayerNormalization", ["residual", "gamma", "beta"], ["normalised"], epsilon=1e-5),
+        # HardSwish after a Conv with its own bias
+        helper.make_node("Conv", ["img", "wc", "bc"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("HardSigmoid", ["c"], ["hs"], alpha=1.0 / 6.0, beta=0.5),
+        helper.make_node("Mul", ["c", "hs"], ["hard_swish"]),
+        # a depthwise Conv's residual Add and Clip
+        helper.make_node("Conv", ["img2", "wd"], ["d"], group=4, pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["d", "img2"], ["dr"]),
+        helper.make_node("Clip", ["dr", "zero", "six"], ["clipped"]),
+        # a strided Conv, scaled per channel after a Sigmoid
+        helper.make_node("Conv", ["img", "we"], ["e"], strides=[2, 2]),
+        helper.make_node("Sigmoid", ["e"], ["es"]),
+        helper.make_node("Mul", ["es", "sc"], ["gated"]),
+        # a Softmax along a 1-D Conv's row
+        helper.make_node("Conv", ["sig", "wf"], ["f"], pads=[1, 1]),
+        helper.make_node("Softmax", ["f"], ["conv_softmax"], axis=-1),
+        # left alone: a product the graph returns, and a reader varying along W only
+        helper.make_node("MatMul", ["x", "w8"], ["m8"]),
+        helper.make_node("Tanh", ["m8"], ["t8"]),
+        helper.make_node("Conv", ["img", "w9"], ["c9"], pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c9", "along_w"], ["c9w"]),
+    ],
+    "epilogues",
+    [vi("x", ["N", 6, 16]), vi("mask", [1, 6, 6]), vi("img", [2, 3, 10, 10]), vi("img2", [1, 4, 9, 9]), vi("sig", [2, 3, 12])],
+    [vi("gelu", ["N", 6, 24]), vi("attention", ["N", 6, 6]), vi("normalised", ["N", 6, 16]), vi("hard_swish", [2, 4, 10, 10]),
+     vi("clipped", [1, 4, 9, 9]), vi("gated", [2, 5, 4, 4]), vi("conv_softmax", [2, 4, 12]), vi("m8", ["N", 6, 7]),
+     vi("t8", ["N", 6, 7]), vi("c9w", [2, 2, 10, 10])],
+    [
+        init("w1", rand(16, 24)), init("w3", rand(16, 16)), init("c3", rand(16)), init("gamma", rand(16) + 1.5),
+        init("beta", rand(16)), init("wc", rand(4, 3, 3, 3)), init("bc", rand(4)), init("wd", rand(4, 1, 3, 3)),
+        init("we", rand(5, 3, 3, 3)), init("sc", rand(5, 1, 1)), init("wf", rand(4, 3, 3)), init("w8", rand(16, 7)),
+        init("w9", rand(2, 3, 3, 3)), init("along_w", rand(10)),
+    ],
+)
+write_case("epilogues", epilogues,
+           [rand(3, 6, 16) * 2, np.triu(np.full((1, 6, 6), -1e9, dtype=np.float32), 1), rand(2, 3, 10, 10) * 2,
+            rand(1, 4, 9, 9) * 4, rand(2, 3, 12) * 2])

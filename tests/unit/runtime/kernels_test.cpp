@@ -2,6 +2,7 @@
 // tensors, negative axes, the two SGEMM paths, a generated kernel's call, and the opaque backend.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 
 #include "loam/runtime.hpp"
@@ -529,6 +530,125 @@ TEST(OpaqueBackend, RunsThroughTheSeamLikeCpu) {
   EXPECT_EQ(values(got), values(want));
   // By hand: row 0: h = [4, 1] + b = [4.5, -2] -> relu [4.5, 0]; softmax = [1/(1+e^-4.5), ...]
   EXPECT_NEAR(want.data()[0], 1.0f / (1.0f + std::exp(-4.5f)), 1e-6);
+}
+
+// An epilogue as the module's adapter presents one: relu(p + b) on rows [first, first + count) of a
+// result of rows of n, b one element per row (a Conv's channel, here broadcast as a row's own
+// scalar) or one per column. Each run is logged, so a test sees the rows come as the product
+// finishes them.
+struct RowsAddRelu {
+  static inline std::vector<std::pair<std::int64_t, std::int64_t>> runs;
+  static inline bool per_row = false;
+  static void run(const std::array<std::int64_t, 4>& e, std::byte* out, std::uint64_t out_bytes, const KernelBytes& p,
+                  const KernelBytes& b) {
+    const std::int64_t n = e[0], channels = e[1], first = e[2], count = e[3];
+    runs.emplace_back(first, count);
+    ASSERT_EQ(p.bytes, out_bytes);
+    const auto* pv = reinterpret_cast<const float*>(p.data);
+    const auto* bv = reinterpret_cast<const float*>(b.data);
+    auto* y = reinterpret_cast<float*>(out);
+    for (std::int64_t r = first; r < first + count; ++r)
+      for (std::int64_t j = 0; j < n; ++j) y[r * n + j] = std::max(pv[r * n + j] + (per_row ? bv[r % channels] : bv[j]), 0.0f);
+  }
+};
+
+// Whether the runs cover rows [0, rows) once each, in order.
+bool covers_in_order(const std::vector<std::pair<std::int64_t, std::int64_t>>& runs, std::int64_t rows) {
+  std::int64_t next = 0;
+  for (const auto& [first, count] : runs) {
+    if (first != next || count <= 0) return false;
+    next += count;
+  }
+  return next == rows;
+}
+
+TEST(Epilogue, RunsOnAMatrixProductsRowsAsTheyAreFinished) {
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> u(-1, 1);
+  // 300 rows: the SGEMM finishes them in blocks of 128; K past one block of 256 finishes none early.
+  for (const std::int64_t k : {std::int64_t{7}, std::int64_t{300}}) {
+    SCOPED_TRACE("k " + std::to_string(k));
+    HostTensor<float, Axes<Batch, Feat>> a({300, k});
+    HostTensor<float, Axes<Feat, Hidden>> w({k, 5});
+    HostTensor<float, Axes<Hidden>> b({5});
+    for (std::int64_t i = 0; i < a.count(); ++i) a.data()[i] = u(gen);
+    for (std::int64_t i = 0; i < w.count(); ++i) w.data()[i] = u(gen);
+    for (std::int64_t i = 0; i < b.count(); ++i) b.data()[i] = u(gen);
+    const std::array<std::int64_t, 2> extents = {300, 5};
+    const std::array<std::int64_t, 2> args = {5, 1};
+    const auto want = cpu.loom<Axes<Batch, Hidden>, float>(AddRelu{}, extents, extents, cpu.matmul(a, w), b);
+    RowsAddRelu::per_row = false;
+    RowsAddRelu::runs.clear();
+    const auto got = cpu.matmul(a, w, epilogue<Axes<Batch, Hidden>, float>(RowsAddRelu{}, extents, args, b));
+    EXPECT_EQ(values(got), values(want));
+    EXPECT_TRUE(covers_in_order(RowsAddRelu::runs, 300));
+    EXPECT_EQ(RowsAddRelu::runs.size(), 3u);  // 128, 128, 44
+    // A packed weight, through the opaque backend: the same elements.
+    OpaqueBackend opaque;
+    const PackedMatrix<Feat, Hidden> packed(w);
+    const auto through = opaque.download(opaque.matmul(opaque.upload(a), packed, false,
+                                                       epilogue<Axes<Batch, Hidden>, float>(RowsAddRelu{}, extents, args, opaque.upload(b))));
+    EXPECT_EQ(values(through), values(want));
+  }
+  // An operand that does not meet the result is refused before the product runs.
+  HostTensor<float, Axes<Batch, Feat>> a({2, 3});
+  HostTensor<float, Axes<Feat, Hidden>> w({3, 4});
+  HostTensor<float, Axes<Hidden>> wrong({3});
+  EXPECT_THROW((cpu.matmul(a, w, epilogue<Axes<Batch, Hidden>, float>(RowsAddRelu{}, std::array<std::int64_t, 2>{2, 4},
+                                                                        std::array<std::int64_t, 2>{4, 1}, wrong))),
+               KernelMisuse);
+}
+
+TEST(Epilogue, RunsOnEachPlaneOfEveryConvolutionPath) {
+  struct N {};
+  struct C {};
+  struct K {};
+  struct H {};
+  struct W {};
+  struct KH {};
+  struct KW {};
+  struct Case {
+    std::array<std::int64_t, 4> x, w;
+    WindowParams conv;
+  };
+  const std::vector<Case> cases = {
+      {{2, 3, 9, 8}, {4, 3, 3, 3}, {{}, {}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false}},  // stride 1: implicit
+      {{2, 3, 9, 8}, {4, 3, 3, 3}, {{}, {2, 2}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false}},  // strided: im2col
+      {{2, 4, 9, 8}, {4, 1, 3, 3}, {{}, {}, {1, 1, 1, 1}, {}, 4, AutoPad::NotSet, false, false}},  // depthwise
+      {{2, 4, 9, 8}, {6, 2, 1, 1}, {{}, {}, {}, {}, 2, AutoPad::NotSet, false, false}},  // pointwise, grouped
+  };
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    SCOPED_TRACE("case " + std::to_string(i));
+    Tensor<float, Axes<N, C, H, W>> x(c.x);
+    Tensor<float, Axes<K, C, KH, KW>> wt(c.w);
+    Tensor<float, Axes<K>> bias({c.w[0]});
+    for (std::int64_t j = 0; j < x.count(); ++j) x.data()[j] = u(rng);
+    for (std::int64_t j = 0; j < wt.count(); ++j) wt.data()[j] = u(rng);
+    for (std::int64_t j = 0; j < bias.count(); ++j) bias.data()[j] = u(rng);
+    // The bias as the kernel reads it: per channel, aligned with the result's last axes.
+    Tensor<float, Axes<K, One, One>> channel({c.w[0], 1, 1}, values(bias));
+    const PackedConv<Axes<K, C, KH, KW>> w(wt, c.conv.group);
+    const auto product = cpu.conv<Axes<N, K, H, W>>(x, w, c.conv);
+    const auto& e = product.extents();
+    const std::int64_t plane = e[2] * e[3], rows = e[0] * e[1];
+    // The same kernel over every plane at once gives what the epilogue must.
+    RowsAddRelu::per_row = true;
+    RowsAddRelu::runs.clear();
+    std::vector<std::byte> want(static_cast<std::size_t>(product.count()) * sizeof(float));
+    RowsAddRelu::run({plane, e[1], 0, rows}, want.data(), want.size(),
+                     KernelBytes{reinterpret_cast<const std::byte*>(product.data()), want.size()},
+                     KernelBytes{reinterpret_cast<const std::byte*>(bias.data()), static_cast<std::uint64_t>(bias.count()) * sizeof(float)});
+    RowsAddRelu::runs.clear();
+    const auto got = cpu.conv<Axes<N, K, H, W>>(x, w, c.conv, false,
+                                               epilogue<Axes<N, K, H, W>, float>(RowsAddRelu{}, e, std::array<std::int64_t, 2>{plane, e[1]}, channel));
+    ASSERT_EQ(got.count() * static_cast<std::int64_t>(sizeof(float)), static_cast<std::int64_t>(want.size()));
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size()), 0);
+    EXPECT_TRUE(covers_in_order(RowsAddRelu::runs, rows));
+    EXPECT_GT(RowsAddRelu::runs.size(), 1u);  // each image (and group) as it is finished
+  }
 }
 
 TEST(Loom, RefusesAnOperandThatDoesNotMeetTheResult) {
