@@ -38,22 +38,8 @@ std::vector<std::size_t> data_operands(const Node& node, const stage0::Stage0Res
 }
 
 bool is_folded_scalar_operand(const Node& node, std::size_t i, const stage0::Stage0Result& st) {
-  if (node.op_type == "Clip" && node.domain.empty() && (i == 1 || i == 2) && i < node.inputs.size()) {
-    // A bound the build knows (folded, or an initializer the graph carries) becomes the unary
-    // Clip's constant.
-    const auto* v = st.find(node.inputs[i]);
-    if (!v) return false;
-    if (v->source == stage0::ValueState::Source::Initializer) return true;
-    return v->value && v->value->size() == 1 && v->value->all_constant();
-  }
   const ops::Operator* op = st.operators ? st.operators->find(node) : nullptr;
-  if (!op || !op->binary || node.inputs.size() != 2 || i > 1) return false;
-  const auto* v = st.find(node.inputs[i]);
-  const auto* other = st.find(node.inputs[1 - i]);
-  if (!v || !other || !v->value || other->value) return false;
-  if (v->value->size() != 1 || !v->value->all_constant()) return false;
-  if (other->elem != ElementType::F32 && other->elem != v->elem) return false;
-  return v->dims.size() <= other->dims.size();
+  return op && op->constant_operand && i < node.inputs.size() && !node.inputs[i].empty() && op->constant_operand(node, i, st);
 }
 
 bool is_one(const Extent& e) {

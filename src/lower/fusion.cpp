@@ -44,6 +44,8 @@ class Planner {
       if (ns.folded) continue;
       const Node& n = model_.graph.nodes.at(ns.index);
       if (!n.domain.empty()) continue;
+      // Which operand is packed, and what its store and epilogue take, is each contraction's own.
+      if (role(ns.index) != ops::FusionRole::Contraction) continue;
       std::optional<ProductFusion> f;
       if (n.op_type == "Conv") f = conv(ns.index, n);
       else if (n.op_type == "MatMul") f = matmul(ns.index, n);
@@ -337,12 +339,19 @@ class Planner {
     return !plan.absorbed.count(index) && !plan.heads.count(index);
   }
 
-  bool elementwise(std::size_t index) const { return is_elementwise_kernel(model_.graph.nodes.at(index), st_); }
-  bool row_reduction(std::size_t index) const { return is_row_reduction(model_.graph.nodes.at(index), st_); }
+  // The node's fusion role, as its operator decides it (ops/operator.hpp).
+  ops::FusionRole role(std::size_t index) const {
+    const Node& n = model_.graph.nodes.at(index);
+    const ops::Operator* op = st_.operators->find(n);
+    return op ? op->role(n, st_) : ops::FusionRole::None;
+  }
+  bool elementwise(std::size_t index) const { return role(index) == ops::FusionRole::Elementwise; }
+  bool row_reduction(std::size_t index) const { return role(index) == ops::FusionRole::RowReduction; }
+  bool row_normaliser(std::size_t index) const { return role(index) == ops::FusionRole::RowNormaliser; }
   // A kernel that computes an elementwise producer of its input in its own loops.
   bool computes_elementwise(std::size_t index) const {
-    const Node& n = model_.graph.nodes.at(index);
-    return elementwise(index) || is_row_normaliser(n, st_) || is_layer_normaliser(n, st_);
+    const ops::FusionRole r = role(index);
+    return r == ops::FusionRole::Elementwise || r == ops::FusionRole::RowNormaliser || r == ops::FusionRole::LayerNormaliser;
   }
 
   // Whether tensors `t` and `u` have the same axes and extents.
@@ -403,7 +412,7 @@ class Planner {
     for (auto it = st_.nodes.rbegin(); it != st_.nodes.rend(); ++it) {
       const std::size_t index = it->index;
       // A row normaliser computed in its reader's kernel is reductions too (its maximum and sum).
-      const bool along_row = row_reduction(index) || is_row_normaliser(model_.graph.nodes.at(index), st_);
+      const bool along_row = row_reduction(index) || row_normaliser(index);
       if (it->folded || !computes_own_kernel(plan, index) || (!elementwise(index) && !along_row)) continue;
       const std::string& t = result_of(index);
       auto readers = readers_.find(t);
@@ -449,10 +458,8 @@ class Planner {
 
   // Whether a kernel's row is its last axis alone: it reduces or normalises along it.
   bool reduces_rows(const std::vector<std::size_t>& group) const {
-    for (auto n : group) {
-      const Node& node = model_.graph.nodes.at(n);
-      if (row_reduction(n) || is_row_normaliser(node, st_) || is_layer_normaliser(node, st_)) return true;
-    }
+    for (auto n : group)
+      if (row_reduction(n) || row_normaliser(n) || role(n) == ops::FusionRole::LayerNormaliser) return true;
     return false;
   }
 

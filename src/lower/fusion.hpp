@@ -94,21 +94,4 @@ struct FusionPlan {
 FusionPlan plan_fusion(const Model& model, const stage0::Stage0Result& analysed, const axes::AxisNaming& naming,
                        const FusionOptions& options = {});
 
-// Whether lower_elementwise computes the node with a Loom kernel (not a call that moves nothing,
-// such as Identity).
-bool is_elementwise_kernel(const Node& n, const stage0::Stage0Result& analysed);
-
-// Whether lower_elementwise computes the node as a kernel that normalises rows: a float Softmax or
-// LogSoftmax (or its form before opset 13) over the last axis. Its input's elementwise producers
-// can be computed in its loops.
-bool is_row_normaliser(const Node& n, const stage0::Stage0Result& analysed);
-
-// Whether the node is a float ReduceSum, ReduceMean, ReduceMax or ReduceMin over its input's last
-// axis that keeps it: a kernel whose row is that input's can compute it as a scalar of the row.
-bool is_row_reduction(const Node& n, const stage0::Stage0Result& analysed);
-
-// Whether lower_elementwise computes the node as a kernel that reduces rows: a float
-// LayerNormalization over the last axis whose Mean and InvStdDev nothing reads.
-bool is_layer_normaliser(const Node& n, const stage0::Stage0Result& analysed);
-
 }  // namespace loam::lower

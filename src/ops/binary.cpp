@@ -313,6 +313,74 @@ void binary_rule(OpContext& c) {
   else fold_elementwise(c, operands, ints, b.family == Family::Comparison ? floats : nullptr, false);
 }
 
+// A one-element operand the build knows, beside one it does not (whose type it meets, or f32):
+// the kernel's constant.
+bool binary_constant_operand(const Node& n, std::size_t i, const stage0::Stage0Result& st) {
+  if (n.inputs.size() != 2 || i > 1) return false;
+  const auto* v = st.find(n.inputs[i]);
+  const auto* other = st.find(n.inputs[1 - i]);
+  if (!v || !other || !v->value || other->value) return false;
+  if (v->value->size() != 1 || !v->value->all_constant()) return false;
+  if (other->elem != ElementType::F32 && other->elem != v->elem) return false;
+  return v->dims.size() <= other->dims.size();
+}
+
+// The operands (each tensor an operand, a one-element number the build knows a constant of the
+// other operand's type) folded left through the table's form for their compute type; Pow's mixed
+// types and its squares and cubes; Mean's 1/n; a narrow integer result taken back into its range.
+RowNormalisation compose_binary(Expression& e, const Node& n) {
+  LowerContext& cx = e.context();
+  const BinaryOp& bin = *cx.st.operators->find(n)->binary;
+  const std::string& op = n.op_type;
+  const TensorInfo out = cx.info(n.outputs.at(0));
+  std::vector<std::size_t> present;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i)
+    if (!n.inputs[i].empty()) present.push_back(i);
+  if (present.empty()) cx.error("no operands");
+  ElementType operand_type = ElementType::F32;
+  for (std::size_t i : present)
+    if (!axes::is_folded_scalar_operand(n, i, cx.st)) {
+      operand_type = e.compute_of(cx.info(cx.in(i)).elem);
+      break;
+    }
+  std::vector<int> leaf;
+  for (std::size_t i : present) leaf.push_back(e.input(i, out.axes, operand_type));
+  // Pow's exponent may be of another element type than its base (ONNX's T1). A float exponent of
+  // an integer base computes in float, as ONNX's reference does, and truncates back; any other
+  // exponent is cast to the base's type.
+  ElementType compute = e.type_of(leaf[0]);
+  if (op == "Pow" && leaf.size() == 2 && e.type_of(leaf[0]) != e.type_of(leaf[1])) {
+    if (e.type_of(leaf[0]) == ElementType::I64 && e.type_of(leaf[1]) == ElementType::F32) {
+      leaf[0] = e.op("Cast", {leaf[0]}, ElementType::F32);
+      compute = ElementType::F32;
+    } else {
+      leaf[1] = e.op("Cast", {leaf[1]}, e.type_of(leaf[0]));
+    }
+  }
+  if (op == "Pow" && leaf.size() == 2 && compute == ElementType::F32 && e.compute_of(out.elem) == ElementType::F32) {
+    // x^2 and x^3 as products (onnxruntime's too): exact for 2, within an ulp of pow for 3, and a
+    // vector multiply where pow is a call per lane (GELU's cube, a LayerNorm's square).
+    const auto exponent = e.float_constant(leaf[1]);
+    if (exponent && (*exponent == 2 || *exponent == 3)) {
+      int r = e.op("Mul", {leaf[0], leaf[0]}, compute);
+      if (*exponent == 3) e.op("Mul", {r, leaf[0]}, compute);
+      return RowNormalisation::None;
+    }
+  }
+  // The table's form for the compute type; none (Mean of integers, BitShift) refuses by name.
+  const BinaryOp::Form& form = compute == ElementType::F32 ? bin.f32 : compute == ElementType::I64 ? bin.i64 : bin.i1;
+  if (!form) cx.error(std::string("no kernel computes ") + op + " on " + element_type_name(cx.info(cx.in(present[0])).elem) + " elements");
+  const double p = bin.attributes.empty() ? 0 : e.attribute(bin.attributes[0]);
+  const ElementType value_type = bin.bool_result() ? ElementType::Bool : compute;
+  int acc = leaf[0];
+  for (std::size_t k = 1; k < leaf.size(); ++k) acc = e.op(op, {acc, leaf[k]}, value_type, p);
+  if (bin.mean && leaf.size() > 1) acc = e.op("Mul", {acc, e.number(1.0 / static_cast<double>(leaf.size()), compute)}, compute);
+  if (leaf.size() == 1) acc = e.op("Identity", {acc}, value_type);
+  if (value_type == ElementType::F32 && e.compute_of(out.elem) == ElementType::I64) acc = e.op("Cast", {acc}, ElementType::I64);
+  if (is_narrow_integer(out.elem) && bin.leaves_range) e.wrapped(acc, out.elem);
+  return RowNormalisation::None;
+}
+
 }  // namespace
 
 const std::vector<BinaryOp>& binary_ops() {
@@ -327,11 +395,12 @@ const BinaryOp* find_binary(std::string_view op) {
 }
 
 void register_binary(std::vector<Operator>& rules) {
-  // The elementwise lowering composes each into a generated kernel from its forms; one with none
-  // (BitShift) has no kernel yet.
+  // Each composes into a generated kernel from its forms; one with none (BitShift) is refused by
+  // name when it is composed.
   for (const auto& b : binary_ops())
-    rules.push_back({.op_type = b.name, .infer = binary_rule, .name_axes = name_broadcast, .elementwise = true,
-                     .keeps_narrow_range = static_cast<bool>(b.i64), .in_scope = b.f32 || b.i64 || b.i1, .binary = &b});
+    rules.push_back({.op_type = b.name, .infer = binary_rule, .name_axes = name_broadcast, .fusion_role = elementwise_role,
+                     .compose = compose_binary, .constant_operand = binary_constant_operand, .keeps_narrow_range = static_cast<bool>(b.i64), .in_scope = b.f32 || b.i64 || b.i1,
+                     .binary = &b});
 }
 
 }  // namespace loam::ops

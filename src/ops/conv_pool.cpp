@@ -392,7 +392,8 @@ void lower_global_pool(LowerContext& cx, const Node& n) {
 }  // namespace
 
 void register_conv_pool(std::vector<Operator>& r) {
-  r.push_back({.op_type = "Conv", .infer = conv, .name_axes = name_conv, .lower = lower_conv, .in_scope = true});
+  r.push_back({.op_type = "Conv", .infer = conv, .name_axes = name_conv, .lower = lower_conv, .fusion_role = contraction_role,
+               .in_scope = true});
   // MaxPool selects elements: a narrow integer stays in range (the kernels compute in float today).
   r.push_back({.op_type = "MaxPool", .infer = pool, .name_axes = name_pool, .lower = lower_pool, .keeps_narrow_range = true,
                .in_scope = true});

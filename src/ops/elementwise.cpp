@@ -276,26 +276,108 @@ void name_zip_at(axes::NodeNaming& x) {
   x.same_as_input();
 }
 
+// Where(c, x, y): the condition's bool selects x's element or y's.
+RowNormalisation compose_where(Expression& e, const Node& n) {
+  LowerContext& cx = e.context();
+  const TensorInfo out = cx.info(n.outputs.at(0));
+  const int c = e.operand(cx.in(0), out.axes);
+  const int x = e.operand(cx.in(1), out.axes);
+  const int y = e.operand(cx.in(2), out.axes);
+  e.op("Where", {c, x, y}, e.type_of(x));
+  return RowNormalisation::None;
+}
+
+// A bound the build knows (folded, or an initializer the graph carries) is the kernel's constant.
+bool clip_constant_operand(const Node& n, std::size_t i, const stage0::Stage0Result& st) {
+  if (i != 1 && i != 2) return false;
+  const auto* v = st.find(n.inputs[i]);
+  if (!v) return false;
+  if (v->source == stage0::ValueState::Source::Initializer) return true;
+  return v->value && v->value->size() == 1 && v->value->all_constant();
+}
+
+// Clip as max(x, min), then min(., max): a bound the build knows is a constant of the kernel, one
+// the run supplies (a 0-d tensor) an operand.
+RowNormalisation compose_clip(Expression& e, const Node& n) {
+  LowerContext& cx = e.context();
+  const TensorInfo out = cx.info(n.outputs.at(0));
+  int r = e.operand(cx.in(0), out.axes);
+  const ElementType t = e.type_of(r);
+  for (std::size_t i = 1; i < 3; ++i) {
+    if (!cx.has(i)) continue;
+    const char* what = i == 1 ? "the minimum" : "the maximum";
+    int bound;
+    if (axes::is_folded_scalar_operand(n, i, cx.st)) {
+      auto v = cx.folded_floats(i);
+      if (!v || v->size() != 1) cx.error(std::string(what) + " '" + cx.in(i) + "' must be one number known at build time");
+      bound = e.constant(i, t);
+    } else {
+      if (!cx.info(cx.in(i)).axes.empty()) cx.error(std::string(what) + " '" + cx.in(i) + "' must be a 0-d tensor");
+      bound = e.operand(cx.in(i), out.axes);
+    }
+    r = e.op(i == 1 ? "Max" : "Min", {r, bound}, t);
+  }
+  return RowNormalisation::None;
+}
+
+// A Cast (or CastLike) between types the module holds alike moves nothing: a call of `identity`.
+bool cast_moves_nothing(const Node& n, const stage0::Stage0Result& st) {
+  const auto* from = n.inputs.empty() ? nullptr : st.find(n.inputs[0]);
+  const auto* to = n.outputs.empty() ? nullptr : st.find(n.outputs[0]);
+  return from && to && lower::cpp_compute_type(from->elem) == lower::cpp_compute_type(to->elem) && !is_narrow_integer(to->elem);
+}
+
+FusionRole cast_role(const Node& n, const stage0::Stage0Result& st) {
+  return cast_moves_nothing(n, st) ? FusionRole::None : elementwise_role(n, st);
+}
+
+// To another compute type, then (to a narrow integer from a wider or differently signed one) the
+// low bits, as ONNX keeps them.
+RowNormalisation compose_cast(Expression& e, const Node& n) {
+  LowerContext& cx = e.context();
+  const TensorInfo out = cx.info(n.outputs.at(0));
+  const TensorInfo src = cx.info(cx.in(0));
+  const bool same = cx.compute_type(src.elem) == cx.compute_type(out.elem);
+  const int x = e.operand(cx.in(0), out.axes);
+  int r = same ? x : e.op("Cast", {x}, e.compute_of(out.elem));
+  if (is_narrow_integer(out.elem)) r = e.wrapped(same ? e.op("Identity", {x}, ElementType::I64) : r, out.elem);
+  return RowNormalisation::None;
+}
+
+void lower_identity(LowerContext& cx, const Node&) { cx.call("identity", {}, {Arg::of_tensor(cx.in(0))}); }
+
+// Dropout in inference passes its input through and keeps every element: its mask is all true.
+// Training mode draws a random mask, which no kernel computes.
+void lower_dropout(LowerContext& cx, const Node& n) {
+  if (cx.has(2) && cx.folded_ints(2, "the training mode") != std::vector<int64_t>{0})
+    cx.error("training mode draws a random mask, which no kernel computes");
+  lower_identity(cx, n);
+  if (n.outputs.size() > 1 && !n.outputs[1].empty()) {
+    const TensorInfo mask = cx.info(n.outputs[1]);
+    cx.call("constant_of_shape", {TypeArg::of_axes(mask.axes), TypeArg::of_code("bool")},
+            {Arg::of_extents(mask.dims), Arg::of_integer_element(ElementType::Bool, 1, "value")}, {n.outputs[1]});
+  }
+}
+
 }  // namespace
 
 void register_elementwise(std::vector<Operator>& r) {
-  // The elementwise lowering (lower/elementwise.cpp) builds the expressions of Where, Clip, Cast,
-  // CastLike, Identity and Dropout; the math and activations are unary.cpp's, the arithmetic,
-  // comparisons and logic binary.cpp's.
-  r.push_back({.op_type = "Where", .infer = where_op, .name_axes = name_broadcast, .elementwise = true,
-               .keeps_narrow_range = true, .in_scope = true});
+  // The math and activations are unary.cpp's, the arithmetic, comparisons and logic binary.cpp's.
+  r.push_back({.op_type = "Where", .infer = where_op, .name_axes = name_broadcast, .fusion_role = elementwise_role,
+               .compose = compose_where, .keeps_narrow_range = true, .in_scope = true});
+  // Identity and Dropout (in inference) move no element: calls of `identity`, which fusion looks through.
   r.push_back({.op_type = "Identity", .infer = unary_same, .name_axes = name_like_input, .data_operands = first_input,
-               .elementwise = true, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_identity, .regrouping = true, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "Dropout", .infer = unary_same, .name_axes = name_like_input, .data_operands = first_input,
-               .elementwise = true, .regrouping = true, .keeps_narrow_range = true, .in_scope = true});
+               .lower = lower_dropout, .regrouping = true, .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
   // A shape rule and no kernel yet.
   r.push_back({.op_type = "Gelu", .infer = unary_same, .name_axes = name_like_input});
-  r.push_back({.op_type = "Clip", .infer = clip, .name_axes = name_like_input, .elementwise = true,
-               .keeps_narrow_range = true, .in_scope = true});
-  r.push_back({.op_type = "Cast", .infer = cast, .name_axes = name_like_input, .data_operands = first_input,
-               .elementwise = true, .keeps_narrow_range = true, .in_scope = true});
-  r.push_back({.op_type = "CastLike", .infer = cast_like, .name_axes = name_like_input, .data_operands = first_input,
-               .elementwise = true, .keeps_narrow_range = true, .in_scope = true});
+  r.push_back({.op_type = "Clip", .infer = clip, .name_axes = name_like_input, .fusion_role = elementwise_role,
+               .compose = compose_clip, .constant_operand = clip_constant_operand, .keeps_narrow_range = true, .in_scope = true});
+  for (const auto& [op, rule] : {std::pair{"Cast", &cast}, std::pair{"CastLike", &cast_like}})
+    r.push_back({.op_type = op, .infer = rule, .name_axes = name_like_input, .data_operands = first_input, .lower = lower_identity,
+                 .fusion_role = cast_role, .compose = compose_cast, .keeps_narrow_range = true, .computes_double = true,
+                 .in_scope = true});
   r.push_back({.domain = "loam", .op_type = "ZipAt", .infer = zip_at, .name_axes = name_zip_at});
 }
 

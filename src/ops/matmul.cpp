@@ -305,8 +305,10 @@ void lower_einsum(LowerContext& cx, const Node& n) {
 }  // namespace
 
 void register_matmul(std::vector<Operator>& r) {
-  r.push_back({.op_type = "MatMul", .infer = matmul, .name_axes = name_matmul, .lower = lower_matmul, .in_scope = true});
-  r.push_back({.op_type = "Gemm", .infer = gemm, .name_axes = name_gemm, .lower = lower_gemm, .in_scope = true});
+  r.push_back({.op_type = "MatMul", .infer = matmul, .name_axes = name_matmul, .lower = lower_matmul, .fusion_role = contraction_role,
+               .in_scope = true});
+  r.push_back({.op_type = "Gemm", .infer = gemm, .name_axes = name_gemm, .lower = lower_gemm, .fusion_role = contraction_role,
+               .in_scope = true});
   r.push_back({.op_type = "Einsum", .infer = einsum, .name_axes = name_einsum, .lower = lower_einsum, .computes_double = true,
                .in_scope = true});
 }

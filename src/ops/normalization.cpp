@@ -106,6 +106,64 @@ void lower_softmax(LowerContext& cx, const Node& n) {
   cx.call(op == "Softmax" ? "softmax" : "log_softmax", {}, {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", -1), "axis")});
 }
 
+// A float Softmax or LogSoftmax over the last axis (the pre-13 form's flattened axis too, where
+// it is the last) normalises rows in a generated kernel; any other is the runtime's.
+FusionRole softmax_role(const Node& n, const stage0::Stage0Result& st) {
+  const Attribute* a = n.attr("axis");
+  if (n.outputs.size() != 1 || (a && a->kind != Attribute::Kind::Int)) return FusionRole::None;
+  const bool flattened = n.domain == "loam";
+  return reads_float_rows(n, st, a ? a->i : flattened ? 1 : -1) ? FusionRole::RowNormaliser : FusionRole::None;
+}
+
+// In a kernel of its own, the row is normalised (the maximum, the sum of the exponentials, the
+// result, each pass computing the work fused before it); in its reader's kernel, as two
+// reductions: the maximum m, the sum s of exp(x - m), then exp(x - m) * (1 / s) or
+// (x - m) - log(s), the work after it (sdpa's Where(IsNaN(p), 0, p)) in the same loop.
+RowNormalisation compose_softmax(Expression& e, const Node& n) {
+  constexpr ElementType F = ElementType::F32;
+  LowerContext& cx = e.context();
+  const bool log = n.op_type.rfind("Log", 0) == 0;
+  const TensorInfo out = cx.info(n.outputs.at(0));
+  const int x = e.operand(cx.in(0), out.axes);
+  if (!e.inlined()) return log ? RowNormalisation::LogSoftmax : RowNormalisation::Softmax;
+  const int shifted = e.op("Sub", {x, e.reduce("ReduceMax", x)}, F);
+  const int exp = e.op("Exp", {shifted}, F);
+  const int sum = e.reduce("ReduceSum", exp);
+  if (log) e.op("Sub", {shifted, e.op("Log", {sum}, F)}, F);
+  else e.op("Mul", {exp, e.op("Reciprocal", {sum}, F)}, F);
+  return RowNormalisation::None;
+}
+
+// A float LayerNormalization over the last axis whose Mean and InvStdDev nothing reads is a row
+// kernel of reductions; any other the runtime's.
+FusionRole layer_norm_role(const Node& n, const stage0::Stage0Result& st) {
+  if (n.inputs.size() < 2 || n.inputs[1].empty()) return FusionRole::None;
+  for (std::size_t k = 1; k < n.outputs.size(); ++k)
+    if (!n.outputs[k].empty()) return FusionRole::None;  // Mean and InvStdDev: the runtime's kernel computes them
+  const Attribute* axis = n.attr("axis");
+  const Attribute* eps = n.attr("epsilon");
+  const Attribute* stash = n.attr("stash_type");
+  if ((axis && axis->kind != Attribute::Kind::Int) || (eps && eps->kind != Attribute::Kind::Float) ||
+      (stash && (stash->kind != Attribute::Kind::Int || stash->i != 1)))
+    return FusionRole::None;
+  return reads_float_rows(n, st, axis ? axis->i : -1) ? FusionRole::LayerNormaliser : FusionRole::None;
+}
+
+// ONNX's definition: d = x - mean(x), then d / sqrt(mean(d * d) + epsilon) * scale + bias.
+RowNormalisation compose_layer_norm(Expression& e, const Node&) {
+  constexpr ElementType F = ElementType::F32;
+  LowerContext& cx = e.context();
+  const TensorInfo out = cx.info(cx.node->outputs.at(0));
+  const int x = e.operand(cx.in(0), out.axes);
+  const int d = e.op("Sub", {x, e.reduce("ReduceMean", x)}, F);
+  const int variance = e.reduce("ReduceMean", e.op("Mul", {d, d}, F));
+  const int epsilon = e.number(static_cast<double>(cx.attr_float("epsilon", 1e-5f)), F);
+  const int inverse = e.op("Reciprocal", {e.op("Sqrt", {e.op("Add", {variance, epsilon}, F)}, F)}, F);
+  int y = e.op("Mul", {e.op("Mul", {d, inverse}, F), e.input(1, out.axes, F)}, F);
+  if (cx.has(2)) e.op("Add", {y, e.input(2, out.axes, F)}, F);
+  return RowNormalisation::None;
+}
+
 void lower_hardmax(LowerContext& cx, const Node& n) {
   if (cx.info(cx.in(0)).elem != ElementType::F32) cx.error("Hardmax is computed in float");
   if (n.domain == "loam") cx.call("hardmax_flattened", {}, {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", 1), "axis")});
@@ -193,11 +251,12 @@ void lower_layer_norm(LowerContext& cx, const Node& n) {
 
 void register_normalization(std::vector<Operator>& r) {
   for (const char* op : {"Softmax", "LogSoftmax"})
-    r.push_back({.op_type = op, .infer = softmax, .name_axes = name_like_input, .lower = lower_softmax, .in_scope = true});
+    r.push_back({.op_type = op, .infer = softmax, .name_axes = name_like_input, .lower = lower_softmax, .fusion_role = softmax_role,
+                 .compose = compose_softmax, .in_scope = true});
   r.push_back({.op_type = "Hardmax", .infer = softmax, .name_axes = name_like_input, .lower = lower_hardmax, .in_scope = true});
   for (const char* op : {"SoftmaxFlattened", "LogSoftmaxFlattened"})
     r.push_back({.domain = "loam", .op_type = op, .infer = softmax, .name_axes = name_like_input, .lower = lower_softmax,
-                 .in_scope = true});
+                 .fusion_role = softmax_role, .compose = compose_softmax, .in_scope = true});
   r.push_back({.domain = "loam", .op_type = "HardmaxFlattened", .infer = softmax, .name_axes = name_like_input,
                .lower = lower_hardmax, .in_scope = true});
   r.push_back({.op_type = "BatchNormalization", .infer = batch_norm, .name_axes = name_channel_norm, .lower = lower_batch_norm,
@@ -208,7 +267,7 @@ void register_normalization(std::vector<Operator>& r) {
   r.push_back({.op_type = "MeanVarianceNormalization", .infer = mean_variance_norm, .name_axes = name_like_input,
                .lower = lower_mean_variance_norm, .in_scope = true});
   r.push_back({.op_type = "LayerNormalization", .infer = layer_norm, .name_axes = name_layer_norm, .lower = lower_layer_norm,
-               .in_scope = true});
+               .fusion_role = layer_norm_role, .compose = compose_layer_norm, .in_scope = true});
 }
 
 }  // namespace loam::ops

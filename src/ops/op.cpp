@@ -92,6 +92,19 @@ void name_broadcast(axes::NodeNaming& x) {
   x.complete(0, x.broadcast(operands, x.out_rank(0)));
 }
 
+FusionRole elementwise_role(const Node& n, const stage0::Stage0Result&) {
+  return n.outputs.size() == 1 && !n.outputs[0].empty() ? FusionRole::Elementwise : FusionRole::None;
+}
+
+FusionRole contraction_role(const Node&, const stage0::Stage0Result&) { return FusionRole::Contraction; }
+
+bool reads_float_rows(const Node& n, const stage0::Stage0Result& st, std::int64_t axis) {
+  if (n.inputs.empty() || n.outputs.empty() || n.outputs[0].empty()) return false;
+  const auto* x = st.find(n.inputs[0]);
+  if (!x || x->elem != ElementType::F32 || x->dims.empty()) return false;
+  return axis == -1 || axis == static_cast<std::int64_t>(x->dims.size()) - 1;
+}
+
 const OperatorTable& operators() {
   static const OperatorTable table = [] {
     std::vector<Operator> all;

@@ -14,6 +14,7 @@
 #include "graph/attributes.hpp"
 #include "graph/graph.hpp"
 #include "lower/context.hpp"
+#include "lower/expression.hpp"
 #include "ops/operator.hpp"
 #include "stage0/extent.hpp"
 #include "stage0/op_context.hpp"
@@ -34,6 +35,8 @@ using stage0::product;
 using axes::AxisName;
 using lower::Arg;
 using lower::CallConstant;
+using lower::Expression;
+using lower::RowNormalisation;
 using lower::LowerContext;
 using lower::PreparedWeight;
 using lower::TensorInfo;
@@ -62,6 +65,13 @@ std::vector<std::size_t> no_inputs(const Node& n);
 void name_like_input(axes::NodeNaming& x);
 void name_created(axes::NodeNaming& x);
 void name_broadcast(axes::NodeNaming& x);
+// The fusion role of an operator every node of which is elementwise: Elementwise for a node of one
+// result.
+FusionRole elementwise_role(const Node& n, const stage0::Stage0Result& st);
+// The fusion role of a Conv, MatMul or Gemm.
+FusionRole contraction_role(const Node& n, const stage0::Stage0Result& st);
+// Whether the node's input is a float tensor whose last axis `axis` names (a row role's test).
+bool reads_float_rows(const Node& n, const stage0::Stage0Result& st, std::int64_t axis);
 
 // Shared helpers.
 using IntFn = std::function<std::optional<Extent>(const std::vector<Extent>&)>;

@@ -25,12 +25,27 @@ class NodeNaming;
 }
 namespace loam::lower {
 class LowerContext;
+class Expression;
+enum class RowNormalisation : std::uint8_t;
+}
+namespace loam::stage0 {
+struct Stage0Result;
 }
 
 namespace loam::ops {
 
 struct UnaryOp;
 struct BinaryOp;
+
+// A node's part in fusion (src/lower/fusion.cpp), which its operator decides for that node.
+enum class FusionRole : std::uint8_t {
+  None,             // computed by its own lowering's call; fusion computes none of it elsewhere
+  Elementwise,      // one value per element: a generated kernel's expression, fused into its reader's
+  RowReduction,     // a float reduction along the last axis: a scalar of the row of its reader's kernel
+  RowNormaliser,    // Softmax or LogSoftmax along the last axis: a row kernel, or two reductions in its reader's
+  LayerNormaliser,  // LayerNormalization along the last axis: a row kernel of reductions
+  Contraction,      // Conv, MatMul, Gemm: a packed weight, a bias and Relu in its store, an epilogue kernel
+};
 
 struct Operator {
   std::string_view domain;  // "" or "loam"
@@ -41,12 +56,19 @@ struct Operator {
   void (*name_axes)(axes::NodeNaming&) = nullptr;
   // The inputs a kernel reads as tensors (nullptr: every input given); the rest the build reads.
   std::vector<std::size_t> (*data_operands)(const Node&) = nullptr;
-  // The calls computing the node; nullptr for an elementwise operator, which the elementwise lowering
-  // composes into a generated kernel, and for one no kernel computes.
+  // The calls computing the node where no generated kernel does (its role is None, or a row
+  // reduction no kernel has the row of); nullptr for an operator no kernel computes.
   void (*lower)(lower::LowerContext&, const Node&) = nullptr;
-  // An elementwise operator: the elementwise lowering builds its expression (unary and binary from
-  // their records; Clip, Where, Cast, Identity by name).
-  bool elementwise = false;
+  // Its fusion role for a node (nullptr: None), decided per node: a Softmax along another axis, a
+  // Cast between types held alike, a float ReduceMean over several axes have none.
+  FusionRole (*fusion_role)(const Node&, const stage0::Stage0Result&) = nullptr;
+  // How a node whose role is not None joins a generated kernel: its values over its operands,
+  // written with the lowering's expression builder (lower/expression.hpp); the normalisation the
+  // kernel applies along its row when the node is the kernel's own (a Softmax's), else None.
+  lower::RowNormalisation (*compose)(lower::Expression&, const Node&) = nullptr;
+  // Whether input i (given) is a number the build knows that the generated kernel takes as a
+  // constant rather than a tensor it reads (nullptr: none is).
+  bool (*constant_operand)(const Node&, std::size_t i, const stage0::Stage0Result&) = nullptr;
   // A result that only regroups its input's elements (Reshape, Flatten, Squeeze, Unsqueeze,
   // Identity, Dropout): no copy, and fusion looks through it.
   bool regrouping = false;
@@ -60,6 +82,8 @@ struct Operator {
   bool in_scope = false;
   const UnaryOp* unary = nullptr;    // the unary elementwise record (unary.hpp)
   const BinaryOp* binary = nullptr;  // the binary and variadic elementwise record (binary.hpp)
+
+  FusionRole role(const Node& n, const stage0::Stage0Result& st) const { return fusion_role ? fusion_role(n, st) : FusionRole::None; }
 
   // The inputs of `n` a kernel reads as tensors.
   std::vector<std::size_t> tensor_inputs(const Node& n) const {

@@ -229,17 +229,56 @@ void lower_top_k(LowerContext& cx, const Node& n) {
           names);
 }
 
+// The axes a reduction names: its attribute, or (opset 18) its second input, which the build knows.
+std::optional<std::vector<std::int64_t>> reduction_axes(const Node& n, const stage0::Stage0Result& st) {
+  if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+    const auto* a = st.find(n.inputs[1]);
+    if (!a || !a->value || a->value->kind != stage0::FoldedValue::Kind::Integer) return std::nullopt;
+    std::vector<std::int64_t> axes;
+    for (const auto& e : a->value->ints) {
+      auto c = e.constant();
+      if (!c) return std::nullopt;
+      axes.push_back(*c);
+    }
+    return axes;
+  }
+  const Attribute* a = n.attr("axes");
+  if (!a) return std::vector<std::int64_t>{};
+  if (a->kind != Attribute::Kind::Ints) return std::nullopt;
+  return a->ints;
+}
+
+// A float sum, mean, maximum or minimum over the last axis alone, kept: a scalar of a row, which
+// the kernel whose row it is computes in its own loop.
+FusionRole row_reduction_role(const Node& n, const stage0::Stage0Result& st) {
+  if (n.outputs.size() != 1) return FusionRole::None;
+  const Attribute* keep = n.attr("keepdims");
+  if (keep && (keep->kind != Attribute::Kind::Int || keep->i != 1)) return FusionRole::None;
+  auto axes = reduction_axes(n, st);
+  return axes && axes->size() == 1 && reads_float_rows(n, st, axes->front()) ? FusionRole::RowReduction : FusionRole::None;
+}
+
+RowNormalisation compose_row_reduction(Expression& e, const Node& n) {
+  LowerContext& cx = e.context();
+  e.reduce(n.op_type, e.operand(cx.in(0), cx.info(cx.in(0)).axes));
+  return RowNormalisation::None;
+}
+
 }  // namespace
 
 void register_reduce(std::vector<Operator>& r) {
-  for (const char* op : {"ReduceMean", "ReduceSum", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
-                         "ReduceSumSquare"})
+  // The sum and mean along a row are also a generated kernel's scalar of the row.
+  for (const char* op : {"ReduceMean", "ReduceSum"})
+    r.push_back({.op_type = op, .infer = reduce, .name_axes = name_reduce, .data_operands = first_input, .lower = lower_reduce,
+                 .fusion_role = row_reduction_role, .compose = compose_row_reduction, .computes_double = true, .in_scope = true});
+  for (const char* op : {"ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
     r.push_back({.op_type = op, .infer = reduce, .name_axes = name_reduce, .data_operands = first_input, .lower = lower_reduce,
                  .computes_double = true, .in_scope = true});
   // The maximum and minimum select an element: a narrow integer stays in range.
   for (const char* op : {"ReduceMax", "ReduceMin"})
     r.push_back({.op_type = op, .infer = reduce, .name_axes = name_reduce, .data_operands = first_input, .lower = lower_reduce,
-                 .keeps_narrow_range = true, .computes_double = true, .in_scope = true});
+                 .fusion_role = row_reduction_role, .compose = compose_row_reduction, .keeps_narrow_range = true,
+                 .computes_double = true, .in_scope = true});
   for (const char* op : {"ArgMax", "ArgMin"})
     r.push_back({.op_type = op, .infer = arg_reduce, .name_axes = name_reduce, .data_operands = first_input,
                  .lower = lower_arg_reduce, .computes_double = true, .in_scope = true});

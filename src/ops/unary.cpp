@@ -244,6 +244,23 @@ void unary_rule(OpContext& c) {
   fold_elementwise(c, {0}, floats ? nullptr : i64, f32, floats);
 }
 
+// The operator's form over its operand's compute type, its attributes (with ONNX's defaults) as p
+// and q, and a narrow integer result taken back into its range.
+RowNormalisation compose_unary(Expression& e, const Node& n) {
+  LowerContext& cx = e.context();
+  const UnaryOp& u = *cx.st.operators->find(n)->unary;
+  const TensorInfo out = cx.info(n.outputs.at(0));
+  double pq[2] = {0, 0};
+  for (std::size_t k = 0; k < u.attributes.size() && k < 2; ++k) pq[k] = e.attribute(u.attributes[k]);
+  const int x = e.operand(cx.in(0), out.axes);
+  const ElementType t = e.type_of(x);
+  if ((t == ElementType::F32 && !u.f32) || (t == ElementType::I64 && !u.i64) || (t == ElementType::Bool && !u.i1))
+    cx.error(std::string("no kernel computes ") + n.op_type + " on " + element_type_name(cx.info(cx.in(0)).elem) + " elements");
+  const int r = e.op(std::string(u.name), {x}, u.bool_result ? ElementType::Bool : t, pq[0], pq[1]);
+  if (is_narrow_integer(out.elem) && u.leaves_range) e.wrapped(r, out.elem);
+  return RowNormalisation::None;
+}
+
 }  // namespace
 
 const std::vector<UnaryOp>& unary_ops() {
@@ -258,10 +275,10 @@ const UnaryOp* find_unary(std::string_view op) {
 }
 
 void register_unary(std::vector<Operator>& rules) {
-  // The elementwise lowering composes each into a generated kernel from its forms.
+  // Each composes into a generated kernel from its forms.
   for (const auto& u : unary_ops())
-    rules.push_back({.op_type = u.name, .infer = unary_rule, .name_axes = name_like_input, .elementwise = true,
-                     .keeps_narrow_range = static_cast<bool>(u.i64), .in_scope = true, .unary = &u});
+    rules.push_back({.op_type = u.name, .infer = unary_rule, .name_axes = name_like_input, .fusion_role = elementwise_role,
+                     .compose = compose_unary, .keeps_narrow_range = static_cast<bool>(u.i64), .in_scope = true, .unary = &u});
 }
 
 }  // namespace loam::ops
