@@ -1,5 +1,6 @@
-# find_package(Loam): the `loam` generator and loam_add_model(). Installed to
-# <prefix>/lib/cmake/Loam/, beside <prefix>/bin/loam.
+# find_package(Loam): the `loam` generator and loam_add_model(), and the tokenizers library
+# (Loam::tokenizers, <loam/tokenizers.hpp>). Installed to <prefix>/lib/cmake/Loam/, beside
+# <prefix>/bin/loam.
 get_filename_component(_loam_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 if(NOT LOAM_EXECUTABLE)
   find_program(LOAM_EXECUTABLE loam HINTS "${_loam_prefix}/bin" NO_DEFAULT_PATH)
@@ -13,4 +14,12 @@ if(NOT LOAM_EXECUTABLE)
   return()
 endif()
 include("${CMAKE_CURRENT_LIST_DIR}/LoamAddModel.cmake")
+# The tokenizers' own dependencies, which a static library hands on to whoever links it.
+include(CMakeFindDependencyMacro)
+find_dependency(ICU COMPONENTS uc)
+find_dependency(PkgConfig)
+if(NOT TARGET PkgConfig::LOAM_PCRE2)
+  pkg_check_modules(LOAM_PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
+endif()
+include("${CMAKE_CURRENT_LIST_DIR}/LoamTargets.cmake")
 set(Loam_FOUND TRUE)

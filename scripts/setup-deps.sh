@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libssl-dev libboost-dev
+  libssl-dev libboost-dev libpcre2-dev libicu-dev
   clang-14 libclang-rt-14-dev llvm-14-tools
   python3 python3-numpy
 )
