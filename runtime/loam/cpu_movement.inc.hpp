@@ -584,4 +584,16 @@ struct CpuMovement : CpuBase {
     std::fill(out.mutable_data_unchecked(), out.mutable_data_unchecked() + out.count(), value);
     return out;
   }
+
+  // A tensor whose elements forward computed from the extents it bound (a Shape of a tensor whose
+  // length only the run knows, and what the build computed from it): the values in row-major order.
+  template <class Out, class E, std::size_t N>
+  Tensor<E, Out> extents_tensor(const Ext<AxisRank<Out>>& extents, const std::array<std::int64_t, N>& values) const {
+    auto out = Tensor<E, Out>::uninitialized(extents);
+    if (out.count() != static_cast<std::int64_t>(N))
+      throw KernelMisuse("extents_tensor: " + std::to_string(N) + " values for " + std::to_string(out.count()) + " elements");
+    E* d = out.mutable_data_unchecked();
+    for (std::size_t i = 0; i < N; ++i) d[i] = static_cast<E>(values[i]);
+    return out;
+  }
 };

@@ -19,7 +19,7 @@
   OF(transpose) OF(slice) OF(split_part) OWN(concat) OF(gather) OF(expand) OF(tile) OF(pad) OWN(range)    \
   OF(gather_elements) OF(gather_nd) PLAIN(scatter_nd) PLAIN(scatter_elements) PLAIN(trilu)                \
   OF(depth_to_space) OF(space_to_depth) OF(one_hot)                                                       \
-  OWN(constant_of_shape)                                                                                  \
+  OWN(constant_of_shape) OF2(extents_tensor)                                                              \
   /* resampling */                                                                                        \
   OF(resize)                                                                                              \
   /* recurrence: Y and the last states, each result's axes given */                                     \

@@ -333,6 +333,19 @@ void provide_tensor(LowerContext& cx, const std::string& name, std::set<std::str
     w.data = cx.model.graph.initializer(name);
     if (w.data && !w.data->has_data) w.data = nullptr;
     cx.out.weights.push_back(std::move(w));
+  } else if (v.value && v.value->kind == stage0::FoldedValue::Kind::Integer && !v.value->all_constant()) {
+    // Values only the run knows (a Shape of a tensor whose length the run decides, and what the
+    // build computed from it): forward computes them from the extents it bound.
+    KernelCall c;
+    c.node = cx.node ? cx.node->label() : "graph output '" + name + "'";
+    c.op = "extents";
+    c.kernel = "extents_tensor";
+    c.template_args = {TypeArg::of_axes(info.axes), TypeArg::of_code(cx.compute_type(info.elem))};
+    c.args = {Arg::of_extents(info.dims), Arg::of_extents(v.value->ints)};
+    c.results = {name};
+    c.result_types = {info};
+    c.graph_node = cx.graph_node;
+    cx.out.calls.push_back(std::move(c));
   } else if (v.value) {
     cx.out.folded.push_back(fold_to_bytes(v, info, cx.where()));
   } else {
