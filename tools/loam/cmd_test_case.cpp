@@ -1,4 +1,5 @@
-// loam test-case DIR... [--options F] [--keep DIR] [--no-opaque] [--no-fuse] [--suite [--batch N] [--jobs N] [--cases FILE]] [--cxx-flags F]
+// loam test-case DIR... [--options F] [--keep DIR] [--no-opaque] [--no-fuse] [--rtol R] [--atol A]
+//                [--suite [--batch N] [--jobs N] [--cases FILE]] [--cxx-flags F]
 // Builds the model of each ONNX backend-test directory, compiles one harness with $CXX (default
 // g++), runs every test_data_set_* on Cpu and OpaqueBackend and compares; prints `N passed, N failed`
 // (data sets) and exits 0 only if all pass. Several directories share one harness compile.
@@ -24,6 +25,7 @@ struct TestCaseArgs {
   std::string cases;
   std::string cxx_flags;
   std::size_t jobs = 1;
+  std::optional<double> rtol, atol;
 };
 
 const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app) -> loam::cli::Run {
@@ -34,6 +36,9 @@ const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app)
   sub->add_option("--keep", args->keep, "keep the generated modules, harness and outputs in this directory");
   sub->add_flag("--no-opaque", args->no_opaque, "run on Cpu only, not also through OpaqueBackend");
   sub->add_flag("--no-fuse", args->no_fuse, "build one kernel per node (loam build --no-fuse)");
+  sub->add_option("--rtol", args->rtol, "relative tolerance: |actual - expected| <= atol + rtol * |expected| (default 1e-3)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--atol", args->atol, "absolute tolerance (default 1e-7)")->check(CLI::NonNegativeNumber);
   sub->add_flag("--suite", args->suite,
                 "each DIR is a suite of case directories: run those whose operators are in scope and "
                 "report passed / attempted / out of scope");
@@ -51,6 +56,8 @@ const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app)
     if (const char* cxx = std::getenv("CXX"); cxx && *cxx) o.cxx = cxx;
     o.opaque = !args->no_opaque;
     o.fuse = !args->no_fuse;
+    if (args->rtol) o.rtol = *args->rtol;
+    if (args->atol) o.atol = *args->atol;
     if (!args->cxx_flags.empty()) o.cxx_flags = args->cxx_flags;
     std::vector<std::filesystem::path> dirs(args->dirs.begin(), args->dirs.end());
     if (!args->cases.empty() && !args->suite) {
