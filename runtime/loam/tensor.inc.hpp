@@ -15,14 +15,17 @@ template <class E>
 concept Element = std::same_as<E, float> || std::same_as<E, double> || std::same_as<E, std::int64_t> || std::same_as<E, bool> ||
                   std::same_as<E, Half> || std::same_as<E, BFloat16> || NarrowInteger<E>;
 
-// The element count of a shape, refusing negative extents and a count past int64.
+// The element count of a shape, refusing negative extents and a count past int64. A shape with
+// an extent of 0 holds no element, whatever its other extents.
 template <std::size_t R>
 constexpr std::int64_t element_count(const std::array<std::int64_t, R>& extents) {
-  std::int64_t n = 1;
-  for (std::size_t i = 0; i < R; ++i) {
+  for (std::size_t i = 0; i < R; ++i)
     if (extents[i] < 0) throw KernelMisuse("tensor: negative extent " + std::to_string(extents[i]));
+  for (std::size_t i = 0; i < R; ++i)
+    if (extents[i] == 0) return 0;
+  std::int64_t n = 1;
+  for (std::size_t i = 0; i < R; ++i)
     if (__builtin_mul_overflow(n, extents[i], &n)) throw KernelMisuse("tensor: element count overflows int64");
-  }
   return n;
 }
 

@@ -22,6 +22,14 @@ inline std::int64_t loam_floor_div(std::int64_t a, std::int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 inline std::int64_t loam_ceil_div(std::int64_t a, std::int64_t b) { return -loam_floor_div(-a, b); }
+
+// sum += coeff * the factors' product, unless a step passes int64 (then false, sum undefined).
+inline bool loam_checked_add_term(std::int64_t& sum, std::int64_t coeff, std::initializer_list<std::int64_t> factors) {
+  std::int64_t term = coeff;
+  for (std::int64_t f : factors)
+    if (__builtin_mul_overflow(term, f, &term)) return false;
+  return !__builtin_add_overflow(sum, term, &sum);
+}
 )loam_fixed";
 
 }  // namespace loam::emit

@@ -448,9 +448,24 @@ void Writer::write_owed(const stage0::OwedCondition& c) {
       break;
     }
   }
-  std::string slack = extent_code(c.slack);
-  body_ += "  if (" + slack + " < 0)  // " + comment_safe(c.to_string()) + "\n    return std::unexpected(InputError{" +
-           quote(input) + ", " + quote(axis) + ", " + quote(c.node) + ", " + quote(c.message) + "});\n";
+  const std::string refusal = "    return std::unexpected(InputError{" + quote(input) + ", " + quote(axis) + ", " + quote(c.node) + ", " +
+                              quote(c.message) + "});\n";
+  if (!c.checked) {
+    body_ += "  if (" + extent_code(c.slack) + " < 0)  // " + comment_safe(c.to_string()) + "\n" + refusal;
+    return;
+  }
+  // Some lengths would carry the computation past 2^63: term by term with overflow checks, an
+  // overflow refusing the inputs as the condition failing does.
+  std::string check;
+  for (const auto& t : c.slack.terms()) {
+    std::string factors;
+    for (const auto& [sym, pow] : t.mono)
+      for (uint32_t k = 0; k < pow; ++k) factors += (factors.empty() ? "" : ", ") + symbol_code(sym);
+    check += "!loam_checked_add_term(loam_value, " + std::to_string(t.coeff) + ", {" + factors + "}) || ";
+  }
+  check += "!loam_checked_add_term(loam_value, " + std::to_string(c.slack.constant_term()) + ", {})";
+  if (c.kind != stage0::OwedKind::FitsI64) check += " || loam_value < 0";
+  body_ += "  {  // " + comment_safe(c.to_string()) + "\n    std::int64_t loam_value = 0;\n    if (" + check + ")\n  " + refusal + "  }\n";
 }
 
 void Writer::write_deferred_owed() {
@@ -660,6 +675,13 @@ void Writer::write_forward() {
                comment_safe(b.symbol) + "\n";
     }
     symbol_var_[std::to_string(sym)] = var;
+    // The build proved with the symbol in its range; a length outside it is refused.
+    const stage0::Interval& range = stage0::symbol_info(sym).range;
+    const std::int64_t lo = static_cast<std::int64_t>(range.lo), hi = static_cast<std::int64_t>(range.hi);
+    body_ += "  if (" + var + " < " + std::to_string(lo) + " || " + var + " > " + std::to_string(hi) +
+             ")\n    return std::unexpected(InputError{" + quote(b.input) + ", " + quote(axis_name) + ", \"\", \"its length gives " +
+             comment_safe(b.symbol) + " = \" + std::to_string(" + var + ") + \", outside [" + std::to_string(lo) + ", " + std::to_string(hi) +
+             "], the lengths the build took it to have\"});\n";
   }
   // 2. Check every input extent.
   for (std::size_t i = 0; i < m_.inputs.size(); ++i) {
@@ -677,10 +699,13 @@ void Writer::write_forward() {
   }
   // 3. Check every owed condition, naming the input and axis of its first symbol and the node. One
   // over the length an If's branches give is checked once that If has run.
-  for (const auto& c : m_.owed) {
-    if (has_branch_symbol(c.slack)) deferred_owed_.push_back(&c);
-    else write_owed(c);
-  }
+  // The lengths some inputs would carry past 2^63 first: the checks after them compute those.
+  for (const bool fits : {true, false})
+    for (const auto& c : m_.owed) {
+      if ((c.kind == stage0::OwedKind::FitsI64) != fits) continue;
+      if (has_branch_symbol(c.slack)) deferred_owed_.push_back(&c);
+      else write_owed(c);
+    }
   // 4. Upload the inputs, widening a half to float.
   body_ += "\n  // Inputs and weights onto the backend.\n";
   for (std::size_t i = 0; i < m_.inputs.size(); ++i) {

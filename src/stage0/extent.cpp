@@ -588,6 +588,16 @@ Proof prove_nonnegative(const Extent& e) {
   return Proof::Unknown;
 }
 
+bool fits_i64(const Extent& e) {
+  __int128 total = e.constant_term() < 0 ? -(__int128)e.constant_term() : e.constant_term();
+  for (const auto& t : e.terms()) {
+    Interval b = term_bound(t);
+    total += std::max(b.hi, -b.lo);
+    if (!b.fits_i64() || total > INT64_MAX) return false;
+  }
+  return true;
+}
+
 void require_fits_i64(const Extent& e, const std::string& what) {
   __int128 total = e.constant_term() < 0 ? -(__int128)e.constant_term() : e.constant_term();
   for (const auto& t : e.terms()) {

@@ -164,6 +164,9 @@ Proof prove_nonnegative(const Extent& e);
 // Refuses (loam::Error naming `what`) an extent some input would carry past int64 when forward
 // computes it term by term with every symbol as large as it can be.
 void require_fits_i64(const Extent& e, const std::string& what);
+// Whether forward computes `e` term by term within int64 for every input (with every symbol as
+// large as its range lets it be).
+bool fits_i64(const Extent& e);
 
 // ---------------------------------------------------------------------------------------------
 // Derived-symbol builders: each decides the operation where the build can tell the answer for

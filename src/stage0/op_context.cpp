@@ -184,7 +184,7 @@ void OpContext::fold_ints(std::size_t i, std::vector<Extent> values) {
   if (!c) return;
   if (static_cast<int64_t>(values.size()) != *c)
     error("internal: folded " + std::to_string(values.size()) + " elements for a shape of " + std::to_string(*c));
-  for (const auto& v : values) stage0::require_fits_i64(v, where + ": output '" + out[i].name + "'");
+  for (const auto& v : values) owed.require_fits(v, where, "a value of output '" + out[i].name + "' (" + v.to_string() + ") stays within 2^63");
   FoldedValue f;
   f.kind = FoldedValue::Kind::Integer;
   f.ints = std::move(values);

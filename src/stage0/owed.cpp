@@ -18,12 +18,14 @@ const char* owed_kind_name(OwedKind k) {
     case OwedKind::AxisEqual: return "axis_equal";
     case OwedKind::DerivedReading: return "derived_reading";
     case OwedKind::ElementCount: return "element_count";
+    case OwedKind::FitsI64: return "fits_i64";
   }
   return "?";
 }
 
 std::string OwedCondition::to_string() const {
-  return slack.to_string() + " >= 0 [" + owed_kind_name(kind) + "] " + node + ": " + message;
+  const std::string what = kind == OwedKind::FitsI64 ? slack.to_string() + " fits int64" : slack.to_string() + " >= 0";
+  return what + " [" + owed_kind_name(kind) + (checked ? ", checked" : "") + "] " + node + ": " + message;
 }
 
 void OwedConditions::require(const Extent& slack, OwedKind kind, const std::string& node,
@@ -36,9 +38,15 @@ void OwedConditions::require(const Extent& slack, OwedKind kind, const std::stri
   }
   auto it = std::lower_bound(seen_.begin(), seen_.end(), slack);
   if (it != seen_.end() && *it == slack) return;
-  require_fits_i64(slack, node + ": the condition " + message);
   seen_.insert(it, slack);
-  list_.push_back(OwedCondition{slack, kind, node, message});
+  list_.push_back(OwedCondition{slack, kind, !fits_i64(slack), node, message});
+}
+
+void OwedConditions::require_fits(const Extent& e, const std::string& node, const std::string& message) {
+  if (fits_i64(e)) return;
+  for (const auto& c : list_)
+    if (c.kind == OwedKind::FitsI64 && c.slack == e) return;
+  list_.push_back(OwedCondition{e, OwedKind::FitsI64, true, node, message});
 }
 
 namespace {

@@ -24,12 +24,16 @@ enum class OwedKind : uint8_t {
   AxisEqual,              // two symbolic lengths of one axis
   DerivedReading,         // a derived symbol read as the operand it takes unchanged
   ElementCount,           // two element counts a regrouping must keep equal
+  FitsI64,                // an extent the module computes stays within int64 for the lengths given
 };
 const char* owed_kind_name(OwedKind k);
 
 struct OwedCondition {
-  Extent slack;         // the condition is slack >= 0
+  Extent slack;         // the condition is slack >= 0 (FitsI64: that computing it does not overflow)
   OwedKind kind{};
+  // Computing the slack could pass 2^63 for some lengths: forward computes it with overflow
+  // checks, and an overflow refuses the inputs as the condition failing does.
+  bool checked = false;
   std::string node;     // label of the node that relies on it (or "output 'y'")
   std::string message;  // what it means, in the graph's words
   std::string to_string() const;  // "N - 1 >= 0 [reshape_target_nonzero] node 'r' (Reshape): ..."
@@ -40,8 +44,11 @@ struct OwedCondition {
 class OwedConditions {
  public:
   // `slack >= 0` must hold. Holds for every input: dropped. Fails for every input: throws
-  // loam::Error with `node` and `message`. Otherwise recorded (after checking the slack fits i64).
+  // loam::Error with `node` and `message`. Otherwise recorded, checked where computing the slack
+  // could pass 2^63.
   void require(const Extent& slack, OwedKind kind, const std::string& node, const std::string& message);
+  // Computing `e` in forward must not pass 2^63: owed, and checked, where some lengths would make it.
+  void require_fits(const Extent& e, const std::string& node, const std::string& message);
   const std::vector<OwedCondition>& list() const { return list_; }
   std::vector<OwedCondition> take() { return std::move(list_); }
 

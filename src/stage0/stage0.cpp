@@ -557,8 +557,10 @@ struct Run {
       for (auto& o : ctx.out) {
         if (o.name.empty()) continue;
         if (o.elem == ElementType::Undefined) ctx.error("the shape rule gave output '" + o.name + "' no element type");
+        // A length some inputs would carry past 2^63 is owed: forward computes it checked first.
         for (std::size_t k = 0; k < o.dims.size(); ++k)
-          require_fits_i64(o.dims[k], where + ": output '" + o.name + "' axis " + std::to_string(k));
+          owed.require_fits(o.dims[k], where, "output '" + o.name + "' axis " + std::to_string(k) + " (" + o.dims[k].to_string() +
+                                                  ") stays within 2^63");
         require_storable(o, where + ": output '" + o.name + "'");
       }
     } catch (const Error& e) {
