@@ -370,6 +370,13 @@ void Namer::run_nodes(const std::vector<stage0::NodeState>& nodes) {
   }
 }
 
+// Whether a length is one an If's branches give differently (it holds a branch symbol).
+static bool has_branch_length(const Extent& e) {
+  for (stage0::SymbolId s : e.symbols())
+    if (stage0::symbol_info(s).kind == stage0::SymbolKind::Branch) return true;
+  return false;
+}
+
 // If (WEP, "A Branch Is a Block of `forward`"): what the branches read from the scope around them is
 // named there, ahead of the if; each block is named in a copy of that scope, where a layout rule
 // naming the branch's graph may give a tensor of the scope other axes (the block relabels it). The
@@ -436,7 +443,12 @@ void Namer::name_if(const Node& n, const stage0::IfBranches& br) {
     Partial p(t.size());
     std::optional<std::vector<AxisName>> rule;
     bool looked = false;
+    const auto& dims = value(out).dims;
     for (std::size_t j = 0; j < t.size(); ++j) {
+      // A length the two branches give differently (a symbol only the run decides) is an axis of
+      // the output's own: each block relabels its value to it.
+      const bool own_length = j < dims.size() && has_branch_length(dims[j]);
+      if (propose_ && own_length) continue;
       if (propose_) meet(t[j], e[j], n, "axis " + std::to_string(j) + " of output '" + out + "' in its two branches");
       if (propose_ || t[j] == e[j]) {
         p[j] = t[j];

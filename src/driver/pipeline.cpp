@@ -153,6 +153,16 @@ std::string propose_layout_json(const Model& read, const Options& options, const
     for (const auto& [k, v] : options.values) values[k] = v.real ? nlohmann::json(v.reals) : nlohmann::json(v.integers);
     out += ",\n  \"values\": " + values.dump();
   }
+  if (!options.input_shapes.empty()) {
+    nlohmann::json shapes = nlohmann::json::object();
+    for (const auto& [k, dims] : options.input_shapes) {
+      nlohmann::json s = nlohmann::json::array();
+      for (const auto& d : dims)
+        s.push_back(std::holds_alternative<int64_t>(d) ? nlohmann::json(std::get<int64_t>(d)) : nlohmann::json(std::get<std::string>(d)));
+      shapes[k] = std::move(s);
+    }
+    out += ",\n  \"input_shapes\": " + shapes.dump();
+  }
   out += "\n}\n";
   return out;
 }

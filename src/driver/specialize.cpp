@@ -153,13 +153,28 @@ bool takes_a_branch(const stage0::Stage0Result& st) {
 
 std::optional<Model> specialize(const Model& model, const Options& options, const std::string& origin) {
   const auto opts = stage0::Stage0Options::from(options, ops::operators(), origin);
-  if (options.values.empty()) {
+  if (options.values.empty() && options.input_shapes.empty()) {
     // Copied only when an If takes a branch (the graph's weights with it).
     bool has_if = false;
     for (const auto& n : model.graph.nodes) has_if = has_if || (n.domain.empty() && n.op_type == "If");
     if (!has_if || !takes_a_branch(stage0::run_stage0(model, opts))) return std::nullopt;
   }
   Model m = model;
+  // A shape the options restate for an input the graph declares wrongly (optimum's merged decoder
+  // gives the attention mask the prompt's length, which a step with a past does not have).
+  for (const auto& restated : options.input_shapes) {
+    const std::string& name = restated.first;
+    const std::string where = origin + ": option 'input_shapes." + name + "'";
+    auto it = std::find_if(m.graph.inputs.begin(), m.graph.inputs.end(), [&](const ValueInfo& v) { return v.name == name; });
+    if (it == m.graph.inputs.end() || m.graph.initializer(name)) fail(where + ": the graph has no input '" + name + "'");
+    if (it->type.shape && it->type.shape->size() != restated.second.size())
+      fail(where + ": the graph declares " + std::to_string(it->type.shape->size()) + " axes, the option " +
+           std::to_string(restated.second.size()));
+    std::vector<Dim> dims;
+    for (const auto& d : restated.second)
+      dims.push_back(std::holds_alternative<int64_t>(d) ? Dim::of(std::get<int64_t>(d)) : Dim::named(std::get<std::string>(d)));
+    it->type.shape = std::move(dims);
+  }
   for (const auto& fixed : options.values) {
     const std::string& name = fixed.first;  // not a structured binding: clang 14 captures none
     const FixedValue& value = fixed.second;

@@ -28,7 +28,7 @@ class OptionsReader {
 
   Options read(const json& root) {
     if (!root.is_object()) fail(origin_ + ": expected a JSON object at the top level");
-    refuse_unknown(root, "", {"architecture", "checkpoints", "dims", "inline_weights", "layout",
+    refuse_unknown(root, "", {"architecture", "checkpoints", "dims", "inline_weights", "input_shapes", "layout",
                               "outputs", "values", "webgpu"});
     Options o;
     if (auto* v = optional_field(root, "layout")) o.layout = read_layout(*v, "layout");
@@ -36,6 +36,7 @@ class OptionsReader {
     if (auto* v = optional_field(root, "dims")) o.dims = read_dims(*v, "dims");
     if (auto* v = optional_field(root, "outputs")) o.outputs = read_outputs(*v, "outputs");
     if (auto* v = optional_field(root, "values")) o.values = read_values(*v, "values");
+    if (auto* v = optional_field(root, "input_shapes")) o.input_shapes = read_input_shapes(*v, "input_shapes");
     if (auto* v = optional_field(root, "inline_weights")) o.inline_weights = read_bool(*v, "inline_weights");
     if (auto* v = optional_field(root, "checkpoints")) o.checkpoints = read_checkpoints(*v, "checkpoints");
     if (auto* v = optional_field(root, "webgpu")) o.webgpu = read_bool(*v, "webgpu");
@@ -140,6 +141,32 @@ class OptionsReader {
     return dims;
   }
 
+  // {"input": [length or "dim_param", ...]}: a length as its decimal digits, a dim_param as written.
+  std::map<std::string, std::vector<std::variant<int64_t, std::string>>> read_input_shapes(const json& v, const std::string& path) const {
+    if (!v.is_object()) fail_at(path, "expected an object mapping graph input names to their shapes");
+    std::map<std::string, std::vector<std::variant<int64_t, std::string>>> shapes;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const std::string ip = json_key_path_join(path, it.key());
+      if (!it.value().is_array()) fail_at(ip, "expected an array of lengths and dim_param names");
+      std::vector<std::variant<int64_t, std::string>> dims;
+      for (std::size_t k = 0; k < it.value().size(); ++k) {
+        const json& d = it.value()[k];
+        const std::string dp = ip + "[" + std::to_string(k) + "]";
+        if (d.is_number_unsigned() || (d.is_number_integer() && d.get<int64_t>() >= 0)) {
+          if (d.is_number_unsigned() && d.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+            fail_at(dp, "length " + d.dump() + " does not fit in int64");
+          dims.emplace_back(d.get<int64_t>());
+        } else if (d.is_string() && !d.get<std::string>().empty()) {
+          dims.emplace_back(d.get<std::string>());
+        } else {
+          fail_at(dp, "expected a non-negative integer or a dim_param name");
+        }
+      }
+      shapes.emplace(it.key(), std::move(dims));
+    }
+    return shapes;
+  }
+
   // {"input": number or [numbers]}: integers kept exact, reals as doubles.
   std::map<std::string, FixedValue> read_values(const json& v, const std::string& path) const {
     if (!v.is_object()) fail_at(path, "expected an object mapping graph input names to their values");
@@ -236,6 +263,13 @@ std::string canonical_options_json(const Options& options) {
   for (const auto& [k, v] : options.dims) dims[k] = v;
   root["dims"] = std::move(dims);
   root["inline_weights"] = options.inline_weights;
+  json shapes = json::object();
+  for (const auto& [k, dims] : options.input_shapes) {
+    json s = json::array();
+    for (const auto& d : dims) s.push_back(std::holds_alternative<int64_t>(d) ? json(std::get<int64_t>(d)) : json(std::get<std::string>(d)));
+    shapes[k] = std::move(s);
+  }
+  root["input_shapes"] = std::move(shapes);
   root["layout"] = std::move(layout);
   root["outputs"] = options.outputs ? json(*options.outputs) : json(nullptr);
   json values = json::object();

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace loam {
@@ -38,6 +39,9 @@ struct Options {
   std::optional<std::string> architecture;        // accepted, not read yet
   std::map<std::string, int64_t> dims;            // dim_param -> static extent
   std::map<std::string, FixedValue> values;       // graph input -> its value, fixed at build time
+  // graph input -> its shape, restating the one the graph declares: each a length or a dim_param
+  // spelling ("past + seq"; "?" names nothing)
+  std::map<std::string, std::vector<std::variant<int64_t, std::string>>> input_shapes;
   std::optional<std::vector<std::string>> outputs;  // graph outputs forward returns
   bool inline_weights = false;
   std::vector<std::string> checkpoints;           // safetensors files (paths relative to the options file)

@@ -46,7 +46,19 @@ TEST(Options, EmptyObjectIsAllDefaults) {
   Options o = parse_options("{}", "opts.json");
   EXPECT_EQ(o, Options{});
   EXPECT_EQ(canonical_options_json(o),
-            R"J({"architecture":null,"checkpoints":[],"dims":{},"inline_weights":false,"layout":[],"outputs":null,"values":{},"webgpu":false})J");
+            R"J({"architecture":null,"checkpoints":[],"dims":{},"inline_weights":false,"input_shapes":{},"layout":[],"outputs":null,"values":{},"webgpu":false})J");
+}
+
+TEST(Options, InputShapesRestateLengthsAndNames) {
+  Options o = parse_options(R"J({"input_shapes": {"attention_mask": ["batch", "past + seq"], "x": [1, "?", 0]}})J", "opts.json");
+  using Dim = std::variant<int64_t, std::string>;
+  EXPECT_EQ(o.input_shapes.at("attention_mask"), (std::vector<Dim>{std::string("batch"), std::string("past + seq")}));
+  EXPECT_EQ(o.input_shapes.at("x"), (std::vector<Dim>{int64_t{1}, std::string("?"), int64_t{0}}));
+  EXPECT_EQ(canonical_options_json(o).find(R"J("input_shapes":{"attention_mask":["batch","past + seq"],"x":[1,"?",0]})J") != std::string::npos,
+            true);
+  for (const char* bad : {R"J({"input_shapes": {"x": 3}})J", R"J({"input_shapes": {"x": [-1]}})J", R"J({"input_shapes": {"x": [""]}})J",
+                          R"J({"input_shapes": {"x": [1.5]}})J", R"J({"input_shapes": []})J"})
+    EXPECT_THROW(parse_options(bad, "opts.json"), Error) << bad;
 }
 
 TEST(Options, ValuesKeepIntegersExactAndRefuseWhatIsNoNumber) {
@@ -74,7 +86,7 @@ TEST(Options, CanonicalFormIsSortedCompactAndSpelledOnce) {
   const char* b = "{\n  \"layout\": [ { \"pattern\": \"x\", \"axes\": [\"N\", \"(C H W)\"], \"graph\": null } ],\n"
                   "  \"dims\": { \"batch\": 2, \"seq\": 8 }, \"inline_weights\": false }\n";
   const std::string expected =
-      R"J({"architecture":null,"checkpoints":[],"dims":{"batch":2,"seq":8},"inline_weights":false,)J"
+      R"J({"architecture":null,"checkpoints":[],"dims":{"batch":2,"seq":8},"inline_weights":false,"input_shapes":{},)J"
       R"J("layout":[{"axes":["N","(C H W)"],"graph":null,"pattern":"x"}],"outputs":null,"values":{},"webgpu":false})J";
   EXPECT_EQ(canonical_options_json(parse_options(a, "a.json")), expected);
   EXPECT_EQ(canonical_options_json(parse_options(b, "b.json")), expected);
