@@ -37,12 +37,6 @@ std::array<char32_t, 256> byte_alphabet() {
   return a;
 }
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TokenizerError(path.string() + ": cannot open");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 struct PairHash {
   std::size_t operator()(const std::pair<TokenId, TokenId>& p) const {
     return std::hash<std::uint64_t>()((static_cast<std::uint64_t>(static_cast<std::uint32_t>(p.first)) << 32) |
@@ -160,7 +154,7 @@ BytePairEncoding::BytePairEncoding(std::string_view encoder_json, std::string_vi
 
 BytePairEncoding BytePairEncoding::from_files(const std::filesystem::path& encoder_json, const std::filesystem::path& merges) {
   try {
-    return BytePairEncoding(read_file(encoder_json), read_file(merges));
+    return BytePairEncoding(utf8::read_file(encoder_json), utf8::read_file(merges));
   } catch (const TokenizerError& e) {
     throw TokenizerError(encoder_json.string() + ", " + merges.string() + ": " + e.what());
   }

@@ -1,5 +1,8 @@
 #include "tokenizers/utf8.hpp"
 
+#include <fstream>
+#include <iterator>
+
 #include "loam/tokenizers.hpp"
 
 namespace loam::tokenizers {
@@ -71,6 +74,12 @@ void append(std::string& out, char32_t c) {
     out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (c & 0x3F));
   }
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TokenizerError(path.string() + ": cannot open");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 }  // namespace utf8

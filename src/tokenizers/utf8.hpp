@@ -1,9 +1,10 @@
-// UTF-8 within the tokenizers: checked decoding of code points with their byte offsets, and
-// encoding. Internal to the tokenizers library.
+// UTF-8 within the tokenizers: checked decoding of code points with their byte offsets, encoding,
+// and the files the tokenizers read. Internal to the tokenizers library.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,5 +22,8 @@ struct CodePoint {
 std::vector<CodePoint> decode(std::string_view text);
 
 void append(std::string& out, char32_t c);
+
+// A file's bytes (refused, naming the file, where it cannot be opened).
+std::string read_file(const std::filesystem::path& path);
 
 }  // namespace loam::tokenizers::utf8

@@ -16,12 +16,6 @@
 namespace loam::tokenizers {
 namespace {
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TokenizerError(path.string() + ": cannot open");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // Tab, newline and carriage return are whitespace here, not control characters.
 bool is_whitespace(char32_t c) { return c == '\t' || c == '\n' || c == '\r' || u_isUWhiteSpace(static_cast<UChar32>(c)); }
 
@@ -167,7 +161,7 @@ WordPiece::WordPiece(std::string_view vocab, Options options) : s_(std::make_uni
 
 WordPiece WordPiece::from_file(const std::filesystem::path& vocab, Options options) {
   try {
-    return WordPiece(read_file(vocab), std::move(options));
+    return WordPiece(utf8::read_file(vocab), std::move(options));
   } catch (const TokenizerError& e) {
     throw TokenizerError(vocab.string() + ": " + e.what());
   }
