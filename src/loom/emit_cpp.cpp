@@ -231,7 +231,8 @@ class Emitter final : public CppEmitter {
       } else if (p->type.is_view()) {
         refuse_at(current_, "the C++ emitter takes a buffer, not the view " + ref(p) + ", as a parameter");
       } else {
-        out += cpp_type(p->type) + " " + name_of(p);
+        // A kernel's configuration and launch regions take the same parameters; each uses some.
+        out += "[[maybe_unused]] " + cpp_type(p->type) + " " + name_of(p);
       }
     }
     return out;

@@ -479,20 +479,26 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
     Value* running = nullptr;
     bool dense = true;
     for (const auto& g : groups) dense = dense && g.present[i];
+    // The extent of the last axis the operand spans is multiplied in only when an axis before it
+    // spans it too (a stride no axis uses is never computed).
+    std::optional<std::size_t> pending;
     for (std::size_t j = m; !dense && j-- > 0;) {
       if (!groups[j].present[i]) {
         layout.strides[j] = loom::Extent::of(0);
         continue;
       }
-      layout.strides[j] = running ? loom::Extent::bound_to(running) : loom::Extent::of(stride);
-      if (j == 0) break;
-      if (!running && known[j] && *known[j] <= kIndexMax / stride) {
-        stride *= *known[j];
-        continue;
+      if (pending) {
+        const std::size_t p = *pending;
+        if (!running && known[p] && *known[p] <= kIndexMax / stride) {
+          stride *= *known[p];
+        } else {
+          if (!byte_extent[p]) byte_extent[p] = b.value("index.cast", {extents[p]}, "bytes", Type::offset());
+          Value* step = running ? running : b.offset(static_cast<std::uint64_t>(stride), "bytes");
+          running = b.value("index.mul", {step, byte_extent[p]}, "stride", Type::offset());
+        }
       }
-      if (!byte_extent[j]) byte_extent[j] = b.value("index.cast", {extents[j]}, "bytes", Type::offset());
-      Value* step = running ? running : b.offset(static_cast<std::uint64_t>(stride), "bytes");
-      running = b.value("index.mul", {step, byte_extent[j]}, "stride", Type::offset());
+      layout.strides[j] = running ? loom::Extent::bound_to(running) : loom::Extent::of(stride);
+      pending = j;
     }
     loom::Attachment attach;
     if (!dense) attach.layout = layout;
