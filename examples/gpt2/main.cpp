@@ -1,5 +1,6 @@
-// Text in, text out: GPT-2's BPE spells the prompt, the generated module runs it in one pass over an
-// empty past, then one token a step, each feeding back the presents as the next past; the tokens
+// Text in, text out: GPT-2's BPE spells the prompt, the generated module (optimum's merged decoder:
+// one If on use_cache_branch) runs it in one pass through the branch without a past, then one token
+// a step through the branch with one, each feeding back the presents as the next past; the tokens
 // are printed as they come. Greedy by default; --temperature T (> 0) samples, from the --top-k K
 // likeliest tokens if given, with --seed S. With --expect FILE (expected.json, onnxruntime's greedy
 // continuation, written by make_model.py) it checks the greedy picks and exits 1 on a difference.
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(seed);
   std::int64_t seen = 0;
   const std::int64_t heads = m::Heads::EXTENT, head_dim = m::HeadDim::EXTENT;
+  // The prompt's past is empty (its branch does not read it).
   Past past[4] = {Past({1, heads, 0, head_dim}), Past({1, heads, 0, head_dim}), Past({1, heads, 0, head_dim}), Past({1, heads, 0, head_dim})};
   std::vector<std::int32_t> generated;
   for (int t = 0; t < tokens; ++t) {
@@ -113,7 +115,8 @@ int main(int argc, char** argv) {
     std::iota(at.begin(), at.end(), seen);
     Ids positions({1, n}, at);
     m::Tensor<std::int64_t, m::Axes<m::Batch, m::Total>> mask({1, seen + n}, std::vector<std::int64_t>(static_cast<std::size_t>(seen + n), 1));
-    auto out = m::forward(cpu, *weights, ids, past[0], past[1], past[2], past[3], mask, positions);
+    const m::Tensor<bool, m::Axes<m::One>> use_cache_branch({1}, {seen > 0});
+    auto out = m::forward(cpu, *weights, ids, mask, positions, past[0], past[1], past[2], past[3], use_cache_branch);
     if (!out) {
       std::fprintf(stderr, "\n%s\n", out.error().what().c_str());
       return 1;

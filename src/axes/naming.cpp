@@ -563,6 +563,10 @@ std::vector<LayoutRule> Namer::proposal() {
     for (const auto& a : br.axes) rule.axes.push_back(spell(a));
     rules.push_back(std::move(rule));
   }
+  // The first rule matching a tensor names it, and a branch may give its output the name of the If's
+  // output (optimum's merged decoders do): the rules naming a branch's graph come first, so the
+  // tensor inside the branch takes the branch's axes. Names were spelled above, in the module's order.
+  std::stable_partition(rules.begin(), rules.end(), [](const LayoutRule& r) { return r.graph.has_value(); });
   return rules;
 }
 

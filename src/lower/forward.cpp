@@ -400,8 +400,10 @@ class ForwardBuilder {
   LoweredModule& m_;
   std::string where_;
   Builder b_;
-  // By printed form, which does not depend on the order symbols were made in.
-  std::map<std::string, stage0::Extent> extents_;
+  // By printed form, which does not depend on the order symbols were made in; two lengths printed
+  // alike (each output of an If the branches give differently has a branch symbol of its own) by
+  // the order they were made in.
+  std::set<std::pair<std::string, stage0::Extent>> extents_;
   std::map<stage0::Extent, Value*> extent_value_;
   std::map<std::tuple<const loom::Block*, Scalar, std::uint64_t, std::string>, Value*> constants_;
   std::vector<std::map<std::string, Value*>> scopes_;

@@ -233,8 +233,10 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
       for (bool built = false; !built;) {
         try {
           // An options file without a layout (one that fixes values or extents) gets the layout
-          // `loam layout` would propose with it.
+          // `loam layout` would propose with it. A case may carry its own (an exporter's shape to
+          // restate, say) beside model.onnx; --options overrides it.
           if (o.options_file) options = load_options(*o.options_file);
+          else if (fs::exists(c.dir / "options.json")) options = load_options(c.dir / "options.json");
           if (options.layout.empty()) options.layout = driver::propose_layout(model, options, "model.onnx");
           c.module = driver::build_module(model, options, {}, "model.onnx", name, o.fuse, {&report, true});
           built = true;

@@ -32,7 +32,7 @@ const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app)
   auto args = std::make_shared<TestCaseArgs>();
   CLI::App* sub = app.add_subcommand("test-case", "Build, compile and run models in ONNX's backend-test layout");
   sub->add_option("dirs", args->dirs, "directories holding model.onnx and test_data_set_*")->required();
-  sub->add_option("--options", args->options, "options JSON (default: a layout inferred from each model)");
+  sub->add_option("--options", args->options, "options JSON for every case (default: a case's own options.json beside its model, if any; a layout inferred from each model where the options give none)");
   sub->add_option("--keep", args->keep, "keep the generated modules, harness and outputs in this directory");
   sub->add_flag("--no-opaque", args->no_opaque, "run on Cpu only, not also through OpaqueBackend");
   sub->add_flag("--no-fuse", args->no_fuse, "build one kernel per node (loam build --no-fuse)");
