@@ -4,6 +4,7 @@
 // reading one under other axes relabels it at its top, and a block whose value carries other axes
 // than the node's output relabels it before assigning it.
 #include "lower/context.hpp"
+#include "lower/fusion.hpp"
 #include "support/error.hpp"
 
 namespace loam::lower {
@@ -53,14 +54,25 @@ void lower_if(LowerContext& cx, const Node& n, const stage0::IfBranches& br, std
     if (!cx.out.kernels) cx.out.kernels = std::make_shared<loom::Module>();
     sub.kernels = cx.out.kernels;
     sub.loom_kernels = std::move(cx.out.loom_kernels);
+    // The weights the blocks read prepared (packed at load) join the module's too: one list, so a
+    // weight both blocks pack is packed once.
+    sub.prepared = std::move(cx.out.prepared);
     LowerContext bx(cx.model, scope, naming, cx.origin, sub);
     bx.fresh_counter = cx.fresh_counter;
+    // The block is planned as the graph is: packed weights, epilogues, fused elementwise kernels.
+    const FusionPlan plan = plan_fusion(*b.graph, scope, naming, cx.fusion_options);
+    bx.plan = &plan;
+    bx.fusion_options = cx.fusion_options;
+    block.graph = b.graph;
+    block.attribute = b.attribute;
+    block.decisions = plan.decisions;
     std::set<std::string> held = defined;
     for (const auto& r : naming.relabels) {
       TensorInfo from = cx.info(r.tensor);
       sub.calls.push_back(relabel_call(n, b.attribute, from, r.to, r.tensor));
     }
     lower_nodes(bx, *b.graph, b.nodes, held);
+    if (!bx.deferred.empty()) cx.error("a contraction's epilogue kernel in the " + b.attribute + " was never lowered");
     bx.node = &n;
     for (std::size_t k = 0; k < n.outputs.size(); ++k) {
       if (n.outputs[k].empty()) continue;
@@ -78,6 +90,7 @@ void lower_if(LowerContext& cx, const Node& n, const stage0::IfBranches& br, std
     }
     cx.fresh_counter = bx.fresh_counter;
     cx.out.loom_kernels = std::move(sub.loom_kernels);
+    cx.out.prepared = std::move(sub.prepared);
     block.owed = b.owed;
     block.folded = std::move(sub.folded);
     block.calls = std::move(sub.calls);

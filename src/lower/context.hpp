@@ -29,13 +29,15 @@ class LowerContext {
   // The fusion plan's entry for the node being lowered, when it heads a fused contraction: the call
   // then defines fusion->result and reads the packed weight and bias the plan chose.
   const ProductFusion* fusion = nullptr;
-  // The plan for the top-level graph, while its nodes are lowered.
+  // The plan for the graph whose nodes are being lowered (the top-level graph's, or a branch's).
   const FusionPlan* plan = nullptr;
+  // What the plans decide with (a branch's block is planned as its nodes are lowered).
+  FusionOptions fusion_options;
   // Whether the node being lowered is one the plan inlines into its reader's kernel: its expression
   // then waits in `pending`, under the tensor it defines, for that reader.
   bool inline_into_reader = false;
   std::map<std::string, PendingExpression> pending;
-  // The top-level node being lowered (unset in a branch's block): each call records it.
+  // The node being lowered, by index into the planned graph's nodes: each call records it.
   std::optional<std::size_t> graph_node;
   // A contraction's call waiting for its epilogue kernel, by the kernel's root node: the two become
   // one call where the kernel is lowered (attach_epilogue).

@@ -3,6 +3,7 @@
 // product, which elementwise nodes their reader's kernel computes, and each node's decision.
 #include "lower/fusion.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "ops/operator.hpp"
@@ -22,11 +23,11 @@ bool is_regrouping(const Node& n, const stage0::Stage0Result& st) {
 
 class Planner {
  public:
-  Planner(const Model& model, const stage0::Stage0Result& st, const axes::AxisNaming& naming, const FusionOptions& options)
-      : model_(model), st_(st), naming_(naming), fuse_(options.fuse) {
+  Planner(const Graph& graph, const stage0::Stage0Result& st, const axes::AxisNaming& naming, const FusionOptions& options)
+      : graph_(graph), st_(st), naming_(naming), fuse_(options.fuse) {
     for (const auto& ns : st.nodes) {
       if (ns.folded) continue;
-      for (const auto& i : model.graph.nodes.at(ns.index).inputs)
+      for (const auto& i : graph.nodes.at(ns.index).inputs)
         if (!i.empty()) readers_[i].push_back(ns.index);
       // An If's branches read tensors of this scope by name: each is a reader, so nothing they
       // read vanishes into a fused call.
@@ -35,14 +36,18 @@ class Planner {
           for (const auto& t : axes::branch_reads(st, ns.branches->at(side))) readers_[t].push_back(ns.index);
     }
     for (const auto& o : st.outputs) outputs_.insert(o);
+    for (const auto& ns : st.nodes)
+      for (const auto& o : graph.nodes.at(ns.index).outputs)
+        if (!o.empty()) producer_[o] = ns.index;
   }
 
   FusionPlan run() {
     FusionPlan plan;
+    plan.graph = &graph_;
     std::vector<ProductFusion> products;  // every contraction, in graph order
     for (const auto& ns : st_.nodes) {
       if (ns.folded) continue;
-      const Node& n = model_.graph.nodes.at(ns.index);
+      const Node& n = graph_.nodes.at(ns.index);
       if (!n.domain.empty()) continue;
       // Which operand is packed, and what its store and epilogue take, is each contraction's own.
       if (role(ns.index) != ops::FusionRole::Contraction) continue;
@@ -65,12 +70,21 @@ class Planner {
   }
 
  private:
-  const Model& model_;
+  const Graph& graph_;
   const stage0::Stage0Result& st_;
   const axes::AxisNaming& naming_;
   const bool fuse_;
   std::map<std::string, std::vector<std::size_t>> readers_;  // tensor -> nodes reading it, once per read
   std::set<std::string> outputs_;
+  std::map<std::string, std::size_t> producer_;  // tensor -> the node of this graph computing it
+
+  // The node of this graph computing `t`, when a node does (not a value of the scope around).
+  std::optional<std::size_t> producer(const std::string& t) const {
+    const auto* v = value(t);
+    auto it = producer_.find(t);
+    if (!v || v->source != stage0::ValueState::Source::Node || v->value || it == producer_.end()) return std::nullopt;
+    return it->second;
+  }
 
   const std::vector<AxisName>* axes_of(const std::string& t) const {
     auto it = naming_.values.find(t);
@@ -84,7 +98,7 @@ class Planner {
     auto r = only_reader(t);
     if (!r || readers_.at(t).size() != 1) return nullptr;
     index = *r;
-    return &model_.graph.nodes.at(index);
+    return &graph_.nodes.at(index);
   }
 
   // The one node reading `t` (perhaps more than once), when the graph does not return it and no
@@ -112,15 +126,15 @@ class Planner {
     std::string t = operand;
     std::vector<std::size_t> chain;
     while (!is_float_initializer(t)) {
-      const auto* v = value(t);
-      if (!v || v->source != stage0::ValueState::Source::Node || v->value || v->node < 0) return std::nullopt;
-      const Node& producer = model_.graph.nodes.at(static_cast<std::size_t>(v->node));
+      const auto p = producer(t);
+      if (!p) return std::nullopt;
+      const Node& node = graph_.nodes.at(*p);
       std::size_t reader = 0;
-      if (!is_regrouping(producer, st_) || producer.inputs.empty() || !sole_reader(t, reader)) return std::nullopt;
-      for (const auto& d : v->dims)
+      if (!is_regrouping(node, st_) || node.inputs.empty() || !sole_reader(t, reader)) return std::nullopt;
+      for (const auto& d : value(t)->dims)
         if (!d.constant()) return std::nullopt;
-      chain.push_back(static_cast<std::size_t>(v->node));
-      t = producer.inputs[0];
+      chain.push_back(*p);
+      t = node.inputs[0];
     }
     if (!axes_of(operand)) return std::nullopt;
     regroupings.insert(regroupings.end(), chain.begin(), chain.end());
@@ -286,6 +300,7 @@ class Planner {
     f.result = n.outputs[0];
     std::vector<std::size_t> regroupings;
     f.packed = constant_operand(n, 1, regroupings);
+    if (!f.packed) f.packed = transposed_weight(n, f);
     if (!f.packed) return f;
     const auto* a = axes_of(n.inputs[0]);
     const auto* b = axes_of(f.packed->operand);
@@ -302,10 +317,33 @@ class Planner {
       f.packed.reset();
       return f;
     }
+    if (f.transposed_at_load) regroupings.push_back(*f.transposed_at_load);
     f.absorbed = regroupings;
     f.result = n.outputs.at(0);
     if (fuse_) absorb_epilogue(f, n.outputs.at(0), y->size() - 1, true);
     return f;
+  }
+
+  // A MatMul's B that is a 2-D float initializer W transposed (Transpose with perm [1, 0], which
+  // nothing else reads): a tied embedding read as the language-model head, as exporters write it.
+  // W is packed transposed at load, and the Transpose runs then; the packed operand is the
+  // Transpose's result, so the signature check reads [K, N].
+  std::optional<PackedOperand> transposed_weight(const Node& head, ProductFusion& f) const {
+    const std::string& operand = head.inputs.at(1);
+    const auto p = producer(operand);
+    if (!p) return std::nullopt;
+    const std::size_t t = *p;
+    const Node& transpose = graph_.nodes.at(t);
+    const auto* v = value(operand);
+    std::size_t reader = 0;
+    if (transpose.op_type != "Transpose" || !transpose.domain.empty() || transpose.outputs.empty() ||
+        transpose.outputs[0] != operand || transpose.inputs.empty() || !is_float_initializer(transpose.inputs[0]) ||
+        !sole_reader(operand, reader) || v->dims.size() != 2 || !axes_of(operand))
+      return std::nullopt;
+    if (const Attribute* perm = transpose.attr("perm"))
+      if (perm->kind != Attribute::Kind::Ints || perm->ints != std::vector<int64_t>{1, 0}) return std::nullopt;
+    f.transposed_at_load = t;
+    return PackedOperand{1, transpose.inputs[0], operand};
   }
 
   std::optional<ProductFusion> gemm(std::size_t index, const Node& n) const {
@@ -341,7 +379,7 @@ class Planner {
 
   // The node's fusion role, as its operator decides it (ops/operator.hpp).
   ops::FusionRole role(std::size_t index) const {
-    const Node& n = model_.graph.nodes.at(index);
+    const Node& n = graph_.nodes.at(index);
     const ops::Operator* op = st_.operators->find(n);
     return op ? op->role(n, st_) : ops::FusionRole::None;
   }
@@ -392,7 +430,7 @@ class Planner {
     return tv->dims.back().constant() == 1;
   }
 
-  const std::string& result_of(std::size_t index) const { return model_.graph.nodes.at(index).outputs.at(0); }
+  const std::string& result_of(std::size_t index) const { return graph_.nodes.at(index).outputs.at(0); }
 
   // Walking back from each kernel, the nodes it computes in its own loops: an elementwise node or a
   // row reduction whose readers all resolve to one kernel, each reading it under the kernel's
@@ -403,7 +441,7 @@ class Planner {
     std::set<std::string> from_reductions;
     for (const auto& ns : st_.nodes) {
       if (ns.folded) continue;
-      const Node& n = model_.graph.nodes.at(ns.index);
+      const Node& n = graph_.nodes.at(ns.index);
       bool reads = row_reduction(ns.index);
       if (!reads && elementwise(ns.index))
         for (const auto& i : n.inputs) reads = reads || from_reductions.count(i);
@@ -435,7 +473,7 @@ class Planner {
         if (!fits) break;
       }
       if (!fits || !kernel) continue;
-      if (along_row && !same_elements(model_.graph.nodes.at(index).inputs.at(0), result_of(*kernel))) continue;
+      if (along_row && !same_elements(graph_.nodes.at(index).inputs.at(0), result_of(*kernel))) continue;
       plan.inlined[index] = *kernel;
     }
   }
@@ -469,10 +507,10 @@ class Planner {
   bool uniform_from(const std::vector<std::size_t>& group, const std::string& product, std::size_t from, const std::vector<Extent>& dims) const {
     std::set<std::string> made;
     for (auto n : group)
-      for (const auto& o : model_.graph.nodes.at(n).outputs) made.insert(o);
+      for (const auto& o : graph_.nodes.at(n).outputs) made.insert(o);
     const std::size_t rank = dims.size();
     for (auto n : group) {
-      const Node& node = model_.graph.nodes.at(n);
+      const Node& node = graph_.nodes.at(n);
       for (std::size_t i = 0; i < node.inputs.size(); ++i) {
         const std::string& t = node.inputs[i];
         if (t.empty() || t == product || made.count(t) || axes::is_folded_scalar_operand(node, i, st_)) continue;
@@ -495,7 +533,7 @@ class Planner {
   // read only by one generated kernel, at that kernel's elements, whose rows are the product's.
   std::optional<ProductEpilogue> epilogue_of(const FusionPlan& plan, const ProductFusion& f) const {
     if (f.pool) return std::nullopt;
-    const Node& head = model_.graph.nodes.at(f.head);
+    const Node& head = graph_.nodes.at(f.head);
     const bool conv = head.op_type == "Conv";
     const auto* product = value(f.result);
     if (!product || product->elem != ElementType::F32 || product->dims.empty()) return std::nullopt;
@@ -554,7 +592,7 @@ class Planner {
   // Why the value a call of its own defines is materialised.
   FusionReason materialised(const FusionPlan& plan, std::size_t index, const std::string& result) const {
     if (!fuse_) return FusionReason::Disabled;
-    const Node& n = model_.graph.nodes.at(index);
+    const Node& n = graph_.nodes.at(index);
     for (const auto& o : n.outputs)
       if (outputs_.count(o)) return FusionReason::GraphOutput;
     if (outputs_.count(result)) return FusionReason::GraphOutput;
@@ -578,17 +616,19 @@ class Planner {
       for (auto n : kernel_group(plan, f.epilogue->kernel)) into[n] = head;
     }
     // A node stage 0 did not keep computes nothing the graph returns.
-    for (std::size_t i = 0; i < model_.graph.nodes.size(); ++i) plan.decisions[i] = {FusionReason::NoReader, std::nullopt};
+    for (std::size_t i = 0; i < graph_.nodes.size(); ++i) plan.decisions[i] = {FusionReason::NoReader, std::nullopt};
     for (const auto& ns : st_.nodes) {
       NodeDecision& d = plan.decisions[ns.index];
       if (ns.folded) {
         d.reason = FusionReason::Folded;
         continue;
       }
-      const Node& n = model_.graph.nodes.at(ns.index);
+      const Node& n = graph_.nodes.at(ns.index);
       if (auto a = into.find(ns.index); a != into.end()) {
         // The regroupings of a packed weight happen at load; the rest is the head's epilogue.
-        d.reason = is_regrouping(n, st_) && !epilogue_regroupings.count(ns.index) ? FusionReason::PreparedAtLoad : FusionReason::Fused;
+        const bool at_load = (is_regrouping(n, st_) && !epilogue_regroupings.count(ns.index)) ||
+                             plan.heads.at(a->second).transposed_at_load == ns.index;
+        d.reason = at_load ? FusionReason::PreparedAtLoad : FusionReason::Fused;
         d.into = a->second;
         continue;
       }
@@ -627,7 +667,7 @@ const char* fusion_reason_meaning(FusionReason r) {
   switch (r) {
     case FusionReason::Fused: return "computed inside the call of the node named by `into`";
     case FusionReason::Folded: return "computed by the build (stage 0); no kernel runs";
-    case FusionReason::PreparedAtLoad: return "a regrouping of a constant weight, done once when the weights load";
+    case FusionReason::PreparedAtLoad: return "a regrouping or transposition of a constant weight, done once when the weights load";
     case FusionReason::GraphOutput: return "the graph returns the value, so it is materialised";
     case FusionReason::SeveralReaders:
       return "nodes that more than one kernel computes read the value (or an If's branch does)";
@@ -654,9 +694,9 @@ std::string ProductFusion::label() const {
   return s;
 }
 
-FusionPlan plan_fusion(const Model& model, const stage0::Stage0Result& analysed, const axes::AxisNaming& naming,
+FusionPlan plan_fusion(const Graph& graph, const stage0::Stage0Result& analysed, const axes::AxisNaming& naming,
                        const FusionOptions& options) {
-  return Planner(model, analysed, naming, options).run();
+  return Planner(graph, analysed, naming, options).run();
 }
 
 }  // namespace loam::lower

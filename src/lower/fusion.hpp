@@ -65,7 +65,7 @@ struct PackedOperand {
 };
 
 struct ProductFusion {
-  std::size_t head = 0;                 // index into Model::graph.nodes: the Conv, MatMul or Gemm
+  std::size_t head = 0;                 // index into the planned graph's nodes: the Conv, MatMul or Gemm
   std::optional<PackedOperand> packed;  // the weight read packed, if it is a constant
   std::optional<PreparedWeight::Normalization> norm;  // an absorbed BatchNormalization (a Conv's)
   std::string bias;                     // the constant the absorbed Add adds ("" for none)
@@ -75,12 +75,15 @@ struct ProductFusion {
   std::optional<ProductEpilogue> epilogue;  // a generated kernel run on the result's rows
   std::string result;                   // the tensor the fused call defines
   std::vector<std::size_t> absorbed;    // the nodes the head's call computes besides itself
+  std::optional<std::size_t> transposed_at_load;  // a Transpose of the packed weight, run as it is packed
   std::string label() const;            // "Conv + Add + Relu", for the comment above the call
   std::string head_op;
   std::string pool_op;                  // "MaxPool" or "AveragePool" with `pool`
 };
 
+// The plan for one graph: the top-level graph, or an If branch's (its block of forward).
 struct FusionPlan {
+  const Graph* graph = nullptr;                // the graph whose node indices the plan speaks of
   std::map<std::size_t, ProductFusion> heads;  // by head node index
   std::set<std::size_t> absorbed;              // node indices no call of their own computes
   // Elementwise nodes and row reductions a reader's kernel computes (lower/elementwise.cpp inlines
@@ -88,10 +91,10 @@ struct FusionPlan {
   std::map<std::size_t, std::size_t> inlined;
   // Kernels a contraction runs as its epilogue: the kernel's root node -> the contraction's.
   std::map<std::size_t, std::size_t> epilogues;
-  std::map<std::size_t, NodeDecision> decisions;  // every top-level node, by index
+  std::map<std::size_t, NodeDecision> decisions;  // every node of the graph, by index
 };
 
-FusionPlan plan_fusion(const Model& model, const stage0::Stage0Result& analysed, const axes::AxisNaming& naming,
+FusionPlan plan_fusion(const Graph& graph, const stage0::Stage0Result& analysed, const axes::AxisNaming& naming,
                        const FusionOptions& options = {});
 
 }  // namespace loam::lower

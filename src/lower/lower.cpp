@@ -369,8 +369,8 @@ void refuse_double(const LowerContext& cx, const Node& n) {
 
 void lower_nodes(LowerContext& cx, const Graph& g, const std::vector<stage0::NodeState>& nodes,
                  std::set<std::string>& defined) {
-  // The fusion plan speaks of the top-level graph's nodes (a branch's block is lowered unfused).
-  const FusionPlan* plan = &g == &cx.model.graph ? cx.plan : nullptr;
+  // The fusion plan speaks of its graph's nodes.
+  const FusionPlan* plan = cx.plan && cx.plan->graph == &g ? cx.plan : nullptr;
   for (const auto& ns : nodes) {
     // A node the plan folded into a contraction's call is computed by that call.
     if (ns.folded || (plan && plan->absorbed.count(ns.index))) continue;
@@ -425,7 +425,8 @@ LoweredModule lower_module(const Model& model, const stage0::Stage0Result& st,
   m.owed = st.owed;
   m.bindings = st.bindings;
   LowerContext cx(model, st, naming, origin, m);
-  const FusionPlan plan = plan_fusion(model, st, naming, fusion);
+  cx.fusion_options = fusion;
+  const FusionPlan plan = plan_fusion(model.graph, st, naming, fusion);
   m.decisions = plan.decisions;
 
   std::set<std::string> defined;  // tensors forward holds so far

@@ -98,7 +98,7 @@ struct KernelCall {
   std::vector<std::string> results;  // graph tensor names the call defines
   std::vector<TensorInfo> result_types;  // one per result
   std::shared_ptr<const BranchCall> branch;  // an If (kernel "if"): its condition and its two blocks
-  std::optional<std::size_t> graph_node;     // the top-level node it computes (index into the graph's nodes)
+  std::optional<std::size_t> graph_node;     // the node it computes (index into its graph's nodes: the top-level graph's, or its block's branch's)
   // A product's fused epilogue: a generated kernel the product runs on its result's rows as it
   // finishes them. The call then defines the kernel's result (`results`), not the product's.
   std::shared_ptr<const EpilogueCall> epilogue;
@@ -122,6 +122,9 @@ struct FoldedTensor {
 
 // One block of `forward` an If runs (WEP, "A Branch Is a Block of `forward`").
 struct Block {
+  const Graph* graph = nullptr;             // its branch's graph
+  std::string attribute;                    // then_branch or else_branch
+  std::map<std::size_t, NodeDecision> decisions;  // the fusion plan's, for every node of the graph
   std::vector<stage0::OwedCondition> owed;  // what its branch owes, checked at the top of the block
   std::vector<FoldedTensor> folded;         // tensors its branch folded that a kernel reads
   std::vector<KernelCall> calls;            // relabels of what it reads under other axes come first

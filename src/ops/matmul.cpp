@@ -112,7 +112,10 @@ void lower_matmul(LowerContext& cx, const Node& n) {
   if (f && f->packed) {
     // The plan checked the packed form's signature: a [.., K] x [K, N] -> [.., N].
     TensorInfo out = cx.info(f->result);
-    std::string w = cx.prepared(PreparedWeight::Form::PackedMatrix, f->packed->weight, cx.info(f->packed->operand));
+    // A weight read through a Transpose is packed from its stored [N, K] form.
+    std::string w = f->transposed_at_load
+                        ? cx.prepared(PreparedWeight::Form::PackedMatrixTransposed, f->packed->weight, cx.info(f->packed->weight))
+                        : cx.prepared(PreparedWeight::Form::PackedMatrix, f->packed->weight, cx.info(f->packed->operand));
     if (!f->bias.empty()) {
       cx.call("matmul_bias", {},
               {Arg::of_tensor(cx.in(0)), Arg::of_tensor(w), cx.channel_bias(f->bias, out.axes.back(), out.dims.back()),
