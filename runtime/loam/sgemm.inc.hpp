@@ -129,13 +129,22 @@ struct Sgemm {
       return;
     }
     const bool vector = use_avx2();
+    // One row (a decode step's product): its whole strips in one pass over K each; the blocked
+    // loops below take the columns past them.
+    std::int64_t j_begin = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (vector && m == 1 && !b.rows) {
+      j_begin = (n / NR) * NR;
+      row_strips_avx2(n / NR, k, a.data, a.col_stride, b.data, b.panel_stride, b.row_stride, c, ep);
+    }
+#endif
     float edge[KC * NR];  // a partial strip of an unpadded B, copied and padded
     for (std::int64_t k0 = 0; k0 < k; k0 += KC) {
       const std::int64_t kc = std::min(KC, k - k0);
       const bool accumulate = ep.accumulate || k0 > 0, last = k0 + kc == k;
       for (std::int64_t i1 = 0; i1 < m; i1 += MC) {
         const std::int64_t i1_end = std::min(m, i1 + MC);
-        for (std::int64_t j0 = 0; j0 < n; j0 += NR) {
+        for (std::int64_t j0 = j_begin; j0 < n; j0 += NR) {
           const std::int64_t cols = std::min(NR, n - j0);
           const float* bp = b.rows ? nullptr : b.data + (j0 / NR) * b.panel_stride + k0 * b.row_stride;
           std::int64_t brs = b.row_stride;
@@ -237,6 +246,54 @@ struct Sgemm {
   }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  // One row of A (K elements, col_stride apart) by `strips` whole strips of NR columns of B, each
+  // over all of K, into c[0 .. strips * NR). Per strip a tile's loop would cost more than its K
+  // steps (K is the model width, 8 to 1024): this loop has none of it, and splits K four ways so
+  // the three accumulators' FMA chains overlap.
+  __attribute__((target("avx2,fma"))) static void row_strips_avx2(std::int64_t strips, std::int64_t k, const float* a,
+                                                                  std::int64_t acs, const float* b, std::int64_t panel_stride,
+                                                                  std::int64_t brs, float* c, const Epilogue& ep) {
+    const __m256 alpha = _mm256_set1_ps(ep.alpha), zero = _mm256_setzero_ps();
+    const bool scale = ep.alpha != 1.0f;
+    const __m256 row_bias = _mm256_set1_ps(ep.row_bias ? ep.row_bias[0] : 0.0f);
+    for (std::int64_t s = 0; s < strips; ++s) {
+      const float* bp = b + s * panel_stride;
+      __m256 acc[4][3];
+#pragma GCC unroll 4
+      for (int w = 0; w < 4; ++w) acc[w][0] = acc[w][1] = acc[w][2] = zero;
+      std::int64_t q = 0;
+      for (; q + 4 <= k; q += 4) {
+#pragma GCC unroll 4
+        for (int w = 0; w < 4; ++w) {
+          const float* bk = bp + (q + w) * brs;
+          const __m256 av = _mm256_broadcast_ss(a + (q + w) * acs);
+          acc[w][0] = _mm256_fmadd_ps(av, _mm256_loadu_ps(bk), acc[w][0]);
+          acc[w][1] = _mm256_fmadd_ps(av, _mm256_loadu_ps(bk + 8), acc[w][1]);
+          acc[w][2] = _mm256_fmadd_ps(av, _mm256_loadu_ps(bk + 16), acc[w][2]);
+        }
+      }
+      for (; q < k; ++q) {
+        const float* bk = bp + q * brs;
+        const __m256 av = _mm256_broadcast_ss(a + q * acs);
+        acc[0][0] = _mm256_fmadd_ps(av, _mm256_loadu_ps(bk), acc[0][0]);
+        acc[0][1] = _mm256_fmadd_ps(av, _mm256_loadu_ps(bk + 8), acc[0][1]);
+        acc[0][2] = _mm256_fmadd_ps(av, _mm256_loadu_ps(bk + 16), acc[0][2]);
+      }
+      float* cs = c + s * NR;
+#pragma GCC unroll 3
+      for (int v = 0; v < 3; ++v) {
+        __m256 r = _mm256_add_ps(_mm256_add_ps(acc[0][v], acc[1][v]), _mm256_add_ps(acc[2][v], acc[3][v]));
+        if (scale) r = _mm256_mul_ps(r, alpha);
+        if (ep.accumulate) r = _mm256_add_ps(r, _mm256_loadu_ps(cs + 8 * v));
+        if (ep.row_bias) r = _mm256_add_ps(r, row_bias);
+        if (ep.col_bias) r = _mm256_add_ps(r, _mm256_loadu_ps(ep.col_bias + s * NR + 8 * v));
+        // Relu keeping NaN, as the tile's store does.
+        if (ep.relu) r = _mm256_and_ps(r, _mm256_cmp_ps(r, zero, _CMP_NLE_UQ));
+        _mm256_storeu_ps(cs + 8 * v, r);
+      }
+    }
+  }
+
   template <int VECTORS, bool INDIRECT>
   static void tile_rows(const Tile& t, std::int64_t rows, const Epilogue& ep) {
     switch (rows) {

@@ -430,11 +430,12 @@ TEST(Windows, MaxPoolIndicesRowAndColumnMajor) {
   EXPECT_EQ(values(padded), (std::vector<std::int64_t>{3, 1, 7, 7, 9, 11, 15, 13}));
 }
 
-// The SGEMM's two microkernels against a plain triple loop, over shapes that cross every edge.
+// The SGEMM's two microkernels against a plain triple loop, over shapes that cross every edge (one
+// row too, whose AVX2 path takes whole strips in one pass over K).
 TEST(Sgemm, BothPathsMatchAPlainProduct) {
   std::mt19937 gen(3);
   std::uniform_real_distribution<float> u(-1, 1);
-  for (auto [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {5, 23, 7}, {4, 24, 256}, {9, 49, 300}, {130, 25, 3}, {6, 40, 9}, {3, 7, 0}}) {
+  for (auto [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {5, 23, 7}, {4, 24, 256}, {9, 49, 300}, {130, 25, 3}, {6, 40, 9}, {3, 7, 0}, {1, 50, 9}, {1, 71, 300}, {1, 24, 4}, {1, 5, 3}}) {
     std::vector<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n)), bias(static_cast<std::size_t>(m));
     for (auto& v : a) v = u(gen);
     for (auto& v : b) v = u(gen);
