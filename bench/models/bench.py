@@ -119,15 +119,26 @@ def ort_session(model):
 
 
 class LoamSide:
+    """x: the one input (its batch sizes it), or a list of every input of forward, in order."""
+
     def __init__(self, lib_path, x, checkpoint, out_shape):
         self.lib = ctypes.CDLL(lib_path)
         self.lib.loam_bench_init.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p]
         self.lib.loam_bench_init.restype = ctypes.c_int
+        self.lib.loam_bench_init_inputs.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p]
+        self.lib.loam_bench_init_inputs.restype = ctypes.c_int
         self.lib.loam_bench_run.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64]
         self.lib.loam_bench_run.restype = ctypes.c_double
-        self.x = np.ascontiguousarray(x)
         ck = checkpoint.encode() if checkpoint else None
-        if self.lib.loam_bench_init(self.x.ctypes.data, self.x.shape[0], ck) != 0:
+        if isinstance(x, list):
+            self.xs = [np.ascontiguousarray(a) for a in x]
+            data = (ctypes.c_void_p * len(self.xs))(*[a.ctypes.data for a in self.xs])
+            extents = np.array([d for a in self.xs for d in a.shape], dtype=np.int64)
+            ok = self.lib.loam_bench_init_inputs(data, extents.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), ck)
+        else:
+            self.x = np.ascontiguousarray(x)
+            ok = self.lib.loam_bench_init(self.x.ctypes.data, self.x.shape[0], ck)
+        if ok != 0:
             raise SystemExit(f"{lib_path}: init failed")
         self.out = np.zeros(out_shape, dtype=np.float32)
 
@@ -139,9 +150,11 @@ class LoamSide:
 
 
 class OrtSide:
+    """session.run on numpy feeds: x is the one input, or a dict of every input."""
+
     def __init__(self, model, input_name, x):
         self.sess = ort_session(model)
-        self.feed = {input_name: np.ascontiguousarray(x)}
+        self.feed = {k: np.ascontiguousarray(v) for k, v in x.items()} if isinstance(x, dict) else {input_name: np.ascontiguousarray(x)}
 
     def result(self):
         return self.sess.run(None, self.feed)[0]
@@ -151,6 +164,26 @@ class OrtSide:
         t0 = time.perf_counter_ns()
         for _ in range(n):
             run(None, feed)
+        return (time.perf_counter_ns() - t0) / n
+
+
+class OrtBoundSide:
+    """run_with_iobinding with the inputs bound once as OrtValues and the outputs to the CPU: the
+    least onnxruntime does per call from Python (no numpy conversion of the feeds)."""
+
+    def __init__(self, session, feed):
+        self.sess = session
+        self.binding = session.io_binding()
+        for k, v in feed.items():
+            self.binding.bind_ortvalue_input(k, ort.OrtValue.ortvalue_from_numpy(v))
+        for o in session.get_outputs():
+            self.binding.bind_output(o.name, "cpu")
+
+    def sample(self, n):
+        run, binding = self.sess.run_with_iobinding, self.binding
+        t0 = time.perf_counter_ns()
+        for _ in range(n):
+            run(binding)
         return (time.perf_counter_ns() - t0) / n
 
 
@@ -165,6 +198,79 @@ def calibrate(side, sample_ms):
         n *= 4
 
 
+def memory_bandwidth_gbs():
+    """Bytes read and written per second copying a 256 MiB array (numpy, one thread), best of 5."""
+    a = np.ones(64 << 20, dtype=np.float32)
+    b = np.empty_like(a)
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter_ns()
+        np.copyto(b, a)
+        best = min(best, time.perf_counter_ns() - t0)
+    return 2 * a.nbytes / best
+
+
+def merged_decoder_model_bytes():
+    """examples/gpt2's merged decoder: its graph with its checkpoint's weights as initializers."""
+    model = onnx.parser.parse_model(open(os.path.join(REPO, "examples/gpt2/gpt2_tiny.onnxtext")).read())
+    weights = read_safetensors(os.path.join(REPO, "examples/gpt2/gpt2_tiny.safetensors"))
+    kept = [t for t in model.graph.initializer if t.name not in weights]
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(kept)
+    for name, arr in weights.items():
+        model.graph.initializer.append(onnx.numpy_helper.from_array(np.ascontiguousarray(arr), name))
+    return model.SerializeToString()
+
+
+def decoder(args, w, rng, peak_bandwidth):
+    """The merged GPT-2 decoder of examples/gpt2 (GPT-2's 50257-token vocabulary, two blocks of 8
+    channels): the prompt pass (8 tokens, the branch without a past) and one decode step with a
+    past of 32 (the branch with one). onnxruntime both ways: session.run on numpy feeds, and
+    run_with_iobinding on inputs bound once; the difference is its per-call binding cost."""
+    model = merged_decoder_model_bytes()
+    checkpoint = os.path.join(REPO, "examples/gpt2/gpt2_tiny.safetensors")
+    weight_bytes = os.path.getsize(checkpoint)
+    heads, head_dim, vocab = 2, 4, 50257
+    names = ["input_ids", "attention_mask", "position_ids"] + [f"past_key_values.{l}.{k}" for l in range(2) for k in ("key", "value")] + ["use_cache_branch"]
+
+    def feeds(tokens, past):
+        pasts = [rng.standard_normal((1, heads, max(past, 1), head_dim)).astype(np.float32) for _ in range(4)]
+        values = [rng.integers(0, vocab, size=(1, tokens)).astype(np.int64), np.ones((1, past + tokens), np.int64),
+                  np.arange(past, past + tokens, dtype=np.int64)[None, :]] + pasts + [np.array([past > 0])]
+        return values
+
+    rows = []
+    for label, tokens, past in (("prompt pass, 8 tokens", 8, 0), ("decode step, past 32", 1, 32)):
+        values = feeds(tokens, past)
+        loam = LoamSide(os.path.join(w, "libgpt2_merged.so"), values, checkpoint, (1, tokens, vocab))
+        unfused = LoamSide(os.path.join(w, "libgpt2_merged_unfused.so"), values, checkpoint, (1, tokens, vocab))
+        orts = OrtSide(model, None, dict(zip(names, values)))
+        bound = OrtBoundSide(orts.sess, orts.feed)
+        ref = orts.result()
+        for side in (loam, unfused):
+            side.sample(1)
+            d = float(np.max(np.abs(side.out - ref)))
+            if not d <= 1e-4 * max(1.0, float(np.max(np.abs(ref)))):
+                raise SystemExit(f"gpt2 merged decoder, {label}: outputs disagree, max abs diff {d}")
+        n = {s: calibrate(s, args.sample_ms) for s in (loam, unfused, orts, bound)}
+        t = {s: [] for s in n}
+        for _ in range(args.rounds):
+            for s in n:
+                t[s].append(s.sample(n[s]))
+        med = {s: statistics.median(v) for s, v in t.items()}
+        ratio_run = statistics.median([o / l for o, l in zip(t[orts], t[loam])])
+        ratio_bound = statistics.median([o / l for o, l in zip(t[bound], t[loam])])
+        fusion = statistics.median([u / l for u, l in zip(t[unfused], t[loam])])
+        rows.append((label, med[loam] / 1e3, med[orts] / 1e3, med[bound] / 1e3, ratio_run, ratio_bound,
+                     (med[orts] - med[bound]) / 1e3, weight_bytes / med[loam], 100.0 * weight_bytes / med[loam] / peak_bandwidth, fusion))
+    print()
+    print("| GPT-2 merged decoder | Loam µs | ort run µs | ort bound µs | ratio ort run/Loam | ratio ort bound/Loam | "
+          "ort binding cost µs | Loam weight GB/s | % of copy bandwidth | unfused/fused |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, l, o, b, r, rb, cost, gbs, pct, fu in rows:
+        print(f"| {label} | {l:.2f} | {o:.2f} | {b:.2f} | **{r:.2f}** | **{rb:.2f}** | {cost:.2f} | {gbs:.2f} | {pct:.1f} % | {fu:.2f} |")
+
+
 def clock_ghz():
     mhz = [float(l.split(":")[1]) for l in open("/proc/cpuinfo") if l.startswith("cpu MHz")]
     return (statistics.median(mhz) / 1000.0) if mhz else float("nan")
@@ -175,6 +281,7 @@ def main():
     ap.add_argument("workdir")
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--sample-ms", type=float, default=60.0)
+    ap.add_argument("--only", choices=["decoder"], help="time only the GPT-2 decoder's prompt pass and decode step")
     args = ap.parse_args()
     w = args.workdir
     rng = np.random.default_rng(2026)
@@ -214,56 +321,59 @@ def main():
                       product_flops(gpt2)))
     ghz = clock_ghz()
     peak = 2 * 8 * 2 * ghz  # GFLOP/s: 2 FMA units x 8 float lanes x 2 flops, one core
+    bandwidth = memory_bandwidth_gbs()
     print(f"onnxruntime {ort.__version__}, numpy {np.__version__}; clock {ghz:.3f} GHz (/proc/cpuinfo), "
-          f"one-core peak {peak:.1f} GFLOP/s; {args.rounds} rounds, ~{args.sample_ms:g} ms per sample; "
-          f"load average {os.getloadavg()[0]:.2f}")
-    rows = []
-    for model, batch, lib, onnx_model, input_name, shape, ck, out_shape, flops in cases:
-        if model.startswith("gpt2"):
-            x = rng.integers(0, 96, size=shape).astype(np.int64)
-        else:
-            x = rng.uniform(0.0, 255.0 if model == "mnist-12" else 2.0, size=shape).astype(np.float32)
-            if model != "mnist-12":
-                x -= 1.0
-        loam = LoamSide(os.path.join(w, lib), x, ck, out_shape)
-        unfused_lib = os.path.join(w, lib.replace(".so", "_unfused.so"))
-        unfused = LoamSide(unfused_lib, x, ck, out_shape) if os.path.exists(unfused_lib) else None
-        orts = OrtSide(onnx_model, input_name, x)
-        ref = orts.result()
-        diff = 0.0
-        for side in [loam] + ([unfused] if unfused else []):
-            side.sample(1)
-            d = float(np.max(np.abs(side.out - ref)))
-            scale = float(np.max(np.abs(ref)))
-            if not d <= 1e-4 * max(1.0, scale):
-                raise SystemExit(f"{model} batch {batch}: outputs disagree, max abs diff {d} (scale {scale})")
-            diff = max(diff, d)
-        n_loam = calibrate(loam, args.sample_ms)
-        n_ort = calibrate(orts, args.sample_ms)
-        n_unfused = calibrate(unfused, args.sample_ms) if unfused else 0
-        t_loam, t_ort, ratios, fusion = [], [], [], []
-        for _ in range(args.rounds):
-            a = loam.sample(n_loam)
-            b = orts.sample(n_ort)
-            t_loam.append(a)
-            t_ort.append(b)
-            ratios.append(b / a)
-            if unfused:
-                fusion.append(unfused.sample(n_unfused) / a)
-        ml, mo = statistics.median(t_loam), statistics.median(t_ort)
-        gflops = flops * batch / ml
-        rows.append((model, batch, ml / 1e3, mo / 1e3, statistics.median(ratios), min(ratios), max(ratios),
-                     gflops, 100.0 * gflops / peak, flops * batch / mo, diff,
-                     f"{statistics.median(fusion):.2f}" if fusion else "–"))
-        sys.stdout.flush()
-    print(f"load average at the end {os.getloadavg()[0]:.2f}")
-    print()
-    print("| model | batch | Loam µs/forward | onnxruntime µs/run | ratio ort/Loam (median) | ratio range | "
-          "Loam GFLOP/s | Loam % of peak | ort GFLOP/s | max abs diff | unfused/fused |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for m, b, l, o, r, rmin, rmax, g, p, go, d, fu in rows:
-        print(f"| {m} | {b} | {l:.2f} | {o:.2f} | **{r:.2f}** | {rmin:.2f}–{rmax:.2f} | {g:.2f} | {p:.1f} % | "
-              f"{go:.2f} | {d:.1e} | {fu} |")
+          f"one-core peak {peak:.1f} GFLOP/s; copy bandwidth {bandwidth:.1f} GB/s (read + write, one thread); "
+          f"{args.rounds} rounds, ~{args.sample_ms:g} ms per sample; load average {os.getloadavg()[0]:.2f}")
+    if args.only != "decoder":
+        rows = []
+        for model, batch, lib, onnx_model, input_name, shape, ck, out_shape, flops in cases:
+            if model.startswith("gpt2"):
+                x = rng.integers(0, 96, size=shape).astype(np.int64)
+            else:
+                x = rng.uniform(0.0, 255.0 if model == "mnist-12" else 2.0, size=shape).astype(np.float32)
+                if model != "mnist-12":
+                    x -= 1.0
+            loam = LoamSide(os.path.join(w, lib), x, ck, out_shape)
+            unfused_lib = os.path.join(w, lib.replace(".so", "_unfused.so"))
+            unfused = LoamSide(unfused_lib, x, ck, out_shape) if os.path.exists(unfused_lib) else None
+            orts = OrtSide(onnx_model, input_name, x)
+            ref = orts.result()
+            diff = 0.0
+            for side in [loam] + ([unfused] if unfused else []):
+                side.sample(1)
+                d = float(np.max(np.abs(side.out - ref)))
+                scale = float(np.max(np.abs(ref)))
+                if not d <= 1e-4 * max(1.0, scale):
+                    raise SystemExit(f"{model} batch {batch}: outputs disagree, max abs diff {d} (scale {scale})")
+                diff = max(diff, d)
+            n_loam = calibrate(loam, args.sample_ms)
+            n_ort = calibrate(orts, args.sample_ms)
+            n_unfused = calibrate(unfused, args.sample_ms) if unfused else 0
+            t_loam, t_ort, ratios, fusion = [], [], [], []
+            for _ in range(args.rounds):
+                a = loam.sample(n_loam)
+                b = orts.sample(n_ort)
+                t_loam.append(a)
+                t_ort.append(b)
+                ratios.append(b / a)
+                if unfused:
+                    fusion.append(unfused.sample(n_unfused) / a)
+            ml, mo = statistics.median(t_loam), statistics.median(t_ort)
+            gflops = flops * batch / ml
+            rows.append((model, batch, ml / 1e3, mo / 1e3, statistics.median(ratios), min(ratios), max(ratios),
+                         gflops, 100.0 * gflops / peak, flops * batch / mo, diff,
+                         f"{statistics.median(fusion):.2f}" if fusion else "–"))
+            sys.stdout.flush()
+        print(f"load average at the end {os.getloadavg()[0]:.2f}")
+        print()
+        print("| model | batch | Loam µs/forward | onnxruntime µs/run | ratio ort/Loam (median) | ratio range | "
+              "Loam GFLOP/s | Loam % of peak | ort GFLOP/s | max abs diff | unfused/fused |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for m, b, l, o, r, rmin, rmax, g, p, go, d, fu in rows:
+            print(f"| {m} | {b} | {l:.2f} | {o:.2f} | **{r:.2f}** | {rmin:.2f}–{rmax:.2f} | {g:.2f} | {p:.1f} % | "
+                  f"{go:.2f} | {d:.1e} | {fu} |")
+    decoder(args, w, rng, bandwidth)
 
 
 if __name__ == "__main__":

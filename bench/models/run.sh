@@ -3,9 +3,12 @@
 # batch 1 and 64, UltraFace RFB-320 and PaddleOCR's text-direction classifier (as paddle2onnx wrote
 # it, a 48x192 line) at batch 1 and the tiny GPT-2 of tests/fixtures/gpt2 (both exports, 8 tokens),
 # one thread, interleaved; and each module against
-# itself built with --no-fuse (one kernel per node), so fusion's gain is measured. Not part of CI.
+# itself built with --no-fuse (one kernel per node), so fusion's gain is measured; then the merged
+# GPT-2 decoder of examples/gpt2, its prompt pass and one decode step with a past of 32, against
+# onnxruntime's session.run and its run_with_iobinding. Not part of CI.
 #
-#   bench/models/run.sh [--rounds R] [--sample-ms MS]     (arguments go to bench.py)
+#   bench/models/run.sh [--rounds R] [--sample-ms MS] [--only decoder]     (arguments go to bench.py;
+#                                                                           --only decoder builds and times only the decoder)
 #
 # Environment: LOAM=path/to/loam (default: build/bench/tools/loam/loam, built if missing),
 #              WORK=dir for generated files (default: build/bench/models), CXX (default g++),
@@ -27,6 +30,31 @@ if [[ ! -x $LOAM ]]; then
 fi
 mkdir -p "$WORK"
 cd "$WORK"
+ONLY_DECODER=0
+for ((i = 0; i + 1 < ${#ARGS[@]}; ++i)); do [[ ${ARGS[i]} == --only && ${ARGS[i+1]} == decoder ]] && ONLY_DECODER=1; done
+
+build() {  # header-stem [extra flags]: the shared library and the standalone driver, compiled at once
+  "$CXX" "${CXXFLAGS[@]}" -shared -fPIC -I. -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" "${@:2}" \
+    "$HERE/harness.cpp" -o "lib$1.so" &
+  pids+=($!)
+  "$CXX" "${CXXFLAGS[@]}" -I. -DLOAM_BENCH_MAIN -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" "${@:2}" \
+    "$HERE/harness.cpp" -o "$1_exe" &
+  pids+=($!)
+}
+pids=()
+
+# The merged GPT-2 decoder of examples/gpt2 (GPT-2's vocabulary, two blocks of 8 channels), built from
+# its split graph and checkpoint with the example's layout.
+for fuse in "" --no-fuse; do
+  "$LOAM" build "$REPO/examples/gpt2/gpt2_tiny.onnxtext" --checkpoint "$REPO/examples/gpt2/gpt2_tiny.safetensors" \
+    --options "$REPO/examples/gpt2/layout.json" $fuse -o "gpt2_merged${fuse:+_unfused}.hpp"
+done
+build gpt2_merged -DLOAM_BENCH_OUTPUT=logits
+build gpt2_merged_unfused -DLOAM_BENCH_OUTPUT=logits
+if [[ $ONLY_DECODER == 1 ]]; then
+  for p in "${pids[@]}"; do wait "$p"; done
+  exec python3 "$HERE/bench.py" "$WORK" "${ARGS[@]}"
+fi
 
 # MNIST-12 at batch 1 as shipped; at batch 64 through make_mnist_batch.py (input, output and the
 # Reshape constant's batch set to 64). The MLP's batch is a symbol: one module serves both batches.
@@ -61,15 +89,6 @@ for export in eager_opset14 sdpa_opset17; do
     -o "gpt2_${export}_unfused.hpp"
 done
 
-build() {  # header-stem [extra flags]: the shared library and the standalone driver, compiled at once
-  "$CXX" "${CXXFLAGS[@]}" -shared -fPIC -I. -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" "${@:2}" \
-    "$HERE/harness.cpp" -o "lib$1.so" &
-  pids+=($!)
-  "$CXX" "${CXXFLAGS[@]}" -I. -DLOAM_BENCH_MAIN -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" "${@:2}" \
-    "$HERE/harness.cpp" -o "$1_exe" &
-  pids+=($!)
-}
-pids=()
 build mnist_b1
 build mnist_b64
 build mlp
