@@ -31,11 +31,19 @@ struct Program {
   ReportRequest report;
 };
 
+// The `ranges` option as the symbol table takes it.
+std::map<std::string, stage0::Interval> symbol_ranges(const Options& options) {
+  std::map<std::string, stage0::Interval> out;
+  for (const auto& [name, r] : options.ranges) out.emplace(name, stage0::Interval::of(r.first, r.second));
+  return out;
+}
+
 // The pipeline: every pass in order. The readers have read, verified and normalised the graph
 // before it starts (a Model is only ever made by them). With `stop`, it gives that stage's printed
 // form instead of going on; otherwise it fills `module`.
 std::string run(const Program& p, std::optional<Stage> stop, emit::WrittenModule* module) {
   if (stop == Stage::Graph) return print_onnxtext(p.model);
+  const stage0::ScopedSymbolRanges ranges(symbol_ranges(p.options));
 
   // The checkpoints' headers against the graph's initializers (their payloads only for
   // inline_weights, which embeds them).
@@ -129,6 +137,7 @@ std::string emit_stage(const BuildRequest& r, Stage stage) {
 }
 
 std::vector<LayoutRule> propose_layout(const Model& read, const Options& options, const std::string& origin) {
+  const stage0::ScopedSymbolRanges ranges(symbol_ranges(options));
   const std::optional<Model> specialized = specialize(read, options, origin);
   const Model& model = specialized ? *specialized : read;
   stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, ops::operators(), origin));

@@ -29,11 +29,14 @@ class OptionsReader {
   Options read(const json& root) {
     if (!root.is_object()) fail(origin_ + ": expected a JSON object at the top level");
     refuse_unknown(root, "", {"architecture", "checkpoints", "dims", "inline_weights", "input_shapes", "layout",
-                              "outputs", "values", "webgpu"});
+                              "outputs", "ranges", "values", "webgpu"});
     Options o;
     if (auto* v = optional_field(root, "layout")) o.layout = read_layout(*v, "layout");
     if (auto* v = optional_field(root, "architecture")) o.architecture = read_string(*v, "architecture");
     if (auto* v = optional_field(root, "dims")) o.dims = read_dims(*v, "dims");
+    if (auto* v = optional_field(root, "ranges")) o.ranges = read_ranges(*v, "ranges");
+    for (const auto& [name, range] : o.ranges)
+      if (o.dims.count(name)) fail_at(json_key_path_join("ranges", name), "'" + name + "' is fixed by dims too");
     if (auto* v = optional_field(root, "outputs")) o.outputs = read_outputs(*v, "outputs");
     if (auto* v = optional_field(root, "values")) o.values = read_values(*v, "values");
     if (auto* v = optional_field(root, "input_shapes")) o.input_shapes = read_input_shapes(*v, "input_shapes");
@@ -139,6 +142,29 @@ class OptionsReader {
       dims.emplace(it.key(), value);
     }
     return dims;
+  }
+
+  // {"dim_param": [lo, hi]}: 0 <= lo <= hi <= 2^31 - 1, the lengths an input axis may have.
+  std::map<std::string, std::pair<int64_t, int64_t>> read_ranges(const json& v, const std::string& path) const {
+    if (!v.is_object()) fail_at(path, "expected an object mapping dim_param names to [lowest, highest]");
+    std::map<std::string, std::pair<int64_t, int64_t>> ranges;
+    constexpr int64_t most = 2147483647;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      std::string dp = json_key_path_join(path, it.key());
+      if (it.key().empty()) fail_at(dp, "a dim_param name is not empty");
+      const json& x = it.value();
+      if (!x.is_array() || x.size() != 2) fail_at(dp, "expected [lowest, highest]");
+      int64_t bounds[2];
+      for (std::size_t k = 0; k < 2; ++k) {
+        const json& b = x[k];
+        if (!b.is_number_integer() || (b.is_number_unsigned() ? b.get<uint64_t>() > static_cast<uint64_t>(most) : b.get<int64_t>() < 0 || b.get<int64_t>() > most))
+          fail_at(dp + "[" + std::to_string(k) + "]", "expected an integer in [0, 2147483647]");
+        bounds[k] = b.get<int64_t>();
+      }
+      if (bounds[0] > bounds[1]) fail_at(dp, "the lowest length " + std::to_string(bounds[0]) + " is above the highest " + std::to_string(bounds[1]));
+      ranges.emplace(it.key(), std::make_pair(bounds[0], bounds[1]));
+    }
+    return ranges;
   }
 
   // {"input": [length or "dim_param", ...]}: a length as its decimal digits, a dim_param as written.
@@ -263,6 +289,9 @@ std::string canonical_options_json(const Options& options) {
   for (const auto& [k, v] : options.dims) dims[k] = v;
   root["dims"] = std::move(dims);
   root["inline_weights"] = options.inline_weights;
+  json ranges = json::object();
+  for (const auto& [k, r] : options.ranges) ranges[k] = json::array({r.first, r.second});
+  root["ranges"] = std::move(ranges);
   json shapes = json::object();
   for (const auto& [k, dims] : options.input_shapes) {
     json s = json::array();

@@ -38,6 +38,9 @@ struct Options {
   std::vector<LayoutRule> layout;                 // ordered; the first rule that matches wins
   std::optional<std::string> architecture;        // accepted, not read yet
   std::map<std::string, int64_t> dims;            // dim_param -> static extent
+  // dim_param -> the lengths it may take, [lo, hi] within [0, 2^31 - 1]: stage 0 proves with them
+  // and forward refuses a length outside them
+  std::map<std::string, std::pair<int64_t, int64_t>> ranges;
   std::map<std::string, FixedValue> values;       // graph input -> its value, fixed at build time
   // graph input -> its shape, restating the one the graph declares: each a length or a dim_param
   // spelling ("past + seq"; "?" names nothing)

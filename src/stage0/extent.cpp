@@ -439,13 +439,30 @@ const SymbolInfo& symbol_info(SymbolId s) {
 
 const std::string& symbol_display(SymbolId s) { return symbol_info(s).display; }
 
+namespace {
+thread_local const std::map<std::string, Interval>* symbol_ranges = nullptr;
+}  // namespace
+
+ScopedSymbolRanges::ScopedSymbolRanges(std::map<std::string, Interval> ranges)
+    : ranges_(std::move(ranges)), saved_(symbol_ranges) {
+  symbol_ranges = &ranges_;
+}
+ScopedSymbolRanges::~ScopedSymbolRanges() { symbol_ranges = saved_; }
+
 SymbolId input_symbol(std::string_view name) {
   SymbolInfo info;
   info.kind = SymbolKind::Input;
   info.name = std::string(name);
   info.range = Interval::of(0, INT32_MAX);
   info.display = info.name;
-  return table().intern(SymbolKey{SymbolKind::Input, std::string(name), {}}, std::move(info));
+  std::string key(name);
+  if (symbol_ranges)
+    if (auto it = symbol_ranges->find(info.name); it != symbol_ranges->end()) {
+      info.range = it->second;
+      // The key holds the range (after a byte no name read from a graph holds), the name does not.
+      key += '\0' + std::to_string(static_cast<int64_t>(it->second.lo)) + ":" + std::to_string(static_cast<int64_t>(it->second.hi));
+    }
+  return table().intern(SymbolKey{SymbolKind::Input, std::move(key), {}}, std::move(info));
 }
 
 SymbolId derived_symbol(SymbolKind kind, std::vector<Extent> operands, Interval range) {

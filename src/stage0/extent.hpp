@@ -136,8 +136,24 @@ struct SymbolInfo {
 
 // The process-wide symbol table.
 const SymbolInfo& symbol_info(SymbolId s);
-// The input symbol of a dim_param name (interned).
+// The input symbol of a dim_param name (interned): its range [0, 2^31 - 1], or the one a live
+// ScopedSymbolRanges gives the name.
 SymbolId input_symbol(std::string_view name);
+
+// While one lives (on this thread), the input symbols of these names take these ranges (the
+// `ranges` option): a ranged symbol is a symbol of its own, printed by its name, so a build with
+// other ranges or none never shares it. The pipeline holds one for the whole of a build.
+class ScopedSymbolRanges {
+ public:
+  explicit ScopedSymbolRanges(std::map<std::string, Interval> ranges);
+  ~ScopedSymbolRanges();
+  ScopedSymbolRanges(const ScopedSymbolRanges&) = delete;
+  ScopedSymbolRanges& operator=(const ScopedSymbolRanges&) = delete;
+
+ private:
+  std::map<std::string, Interval> ranges_;
+  const std::map<std::string, Interval>* saved_;
+};
 // Interns a derived symbol (no simplification: use the builders below).
 SymbolId derived_symbol(SymbolKind kind, std::vector<Extent> operands, Interval range);
 // Name of a symbol as printed.

@@ -15,6 +15,7 @@ Stage0Options Stage0Options::from(const loam::Options& o, const ops::OperatorTab
   Stage0Options s;
   s.operators = &operators;
   s.dims = o.dims;
+  for (const auto& [name, range] : o.ranges) s.ranged.insert(name);
   s.outputs = o.outputs;
   s.origin = std::move(origin);
   return s;
@@ -400,6 +401,9 @@ struct Run {
       if (value < 0) error("option dims: '" + name + "' is fixed to the negative extent " + std::to_string(value));
     }
     bind_symbols(g);
+    for (const auto& name : options.ranged)
+      if (std::none_of(result.bindings.begin(), result.bindings.end(), [&](const SymbolBinding& b) { return b.symbol == name; }))
+        error("option ranges: no input's length is the dim_param '" + name + "', so no run would be held to the range");
 
     for (const auto& t : g.initializers) {
       if (options.outputs && !read.count(t.name)) continue;

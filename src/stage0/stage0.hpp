@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,6 +27,7 @@ namespace loam::stage0 {
 struct Stage0Options {
   const ops::OperatorTable* operators = nullptr;    // the shape rules (ops::operators()); required
   std::map<std::string, int64_t> dims;              // dim_param (or a name inside a spelled one) -> extent
+  std::set<std::string> ranged;                     // dim_params the `ranges` option bounds (each must be bound)
   std::optional<std::vector<std::string>> outputs;  // cut the graph to what these outputs read
   std::string origin;                               // the model's file name, prefixed to errors
   static Stage0Options from(const loam::Options& o, const ops::OperatorTable& operators, std::string origin = {});

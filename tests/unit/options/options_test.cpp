@@ -46,7 +46,7 @@ TEST(Options, EmptyObjectIsAllDefaults) {
   Options o = parse_options("{}", "opts.json");
   EXPECT_EQ(o, Options{});
   EXPECT_EQ(canonical_options_json(o),
-            R"J({"architecture":null,"checkpoints":[],"dims":{},"inline_weights":false,"input_shapes":{},"layout":[],"outputs":null,"values":{},"webgpu":false})J");
+            R"J({"architecture":null,"checkpoints":[],"dims":{},"inline_weights":false,"input_shapes":{},"layout":[],"outputs":null,"ranges":{},"values":{},"webgpu":false})J");
 }
 
 TEST(Options, InputShapesRestateLengthsAndNames) {
@@ -81,13 +81,30 @@ TEST(Options, ValuesKeepIntegersExactAndRefuseWhatIsNoNumber) {
   }
 }
 
+TEST(Options, RangesAreLengthsInOrder) {
+  Options o = parse_options(R"J({"ranges": {"batch": [1, 64], "seq": [0, 2147483647]}})J", "opts.json");
+  EXPECT_EQ(o.ranges.at("batch"), (std::pair<int64_t, int64_t>{1, 64}));
+  EXPECT_EQ(o.ranges.at("seq"), (std::pair<int64_t, int64_t>{0, 2147483647}));
+  EXPECT_NE(canonical_options_json(o).find(R"J("ranges":{"batch":[1,64],"seq":[0,2147483647]})J"), std::string::npos);
+  for (const char* bad : {R"J({"ranges": {"b": [2, 1]}})J", R"J({"ranges": {"b": [-1, 4]}})J", R"J({"ranges": {"b": [0, 2147483648]}})J",
+                          R"J({"ranges": {"b": [1]}})J", R"J({"ranges": {"b": [1, 2.5]}})J", R"J({"ranges": {"": [1, 2]}})J",
+                          R"J({"ranges": [1, 2]})J", R"J({"ranges": {"b": [1, 2]}, "dims": {"b": 1}})J"}) {
+    try {
+      parse_options(bad, "opts.json");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("key 'ranges"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Options, CanonicalFormIsSortedCompactAndSpelledOnce) {
   const char* a = R"J({"dims": {"seq": 8, "batch": 2}, "layout": [{"axes": ["N", "( C  H W )"], "pattern": "x"}]})J";
   const char* b = "{\n  \"layout\": [ { \"pattern\": \"x\", \"axes\": [\"N\", \"(C H W)\"], \"graph\": null } ],\n"
                   "  \"dims\": { \"batch\": 2, \"seq\": 8 }, \"inline_weights\": false }\n";
   const std::string expected =
       R"J({"architecture":null,"checkpoints":[],"dims":{"batch":2,"seq":8},"inline_weights":false,"input_shapes":{},)J"
-      R"J("layout":[{"axes":["N","(C H W)"],"graph":null,"pattern":"x"}],"outputs":null,"values":{},"webgpu":false})J";
+      R"J("layout":[{"axes":["N","(C H W)"],"graph":null,"pattern":"x"}],"outputs":null,"ranges":{},"values":{},"webgpu":false})J";
   EXPECT_EQ(canonical_options_json(parse_options(a, "a.json")), expected);
   EXPECT_EQ(canonical_options_json(parse_options(b, "b.json")), expected);
 }
@@ -97,6 +114,7 @@ TEST(Options, CanonicalFormReadsBackEqual) {
   o.layout = {{std::string("g"), "h.*.w", {"A", "(B C)"}}, {std::nullopt, "[ab]?", {}}};
   o.architecture = "gpt2";
   o.dims = {{"n", 0}, {"m", 9223372036854775807}};
+  o.ranges = {{"batch", {1, 64}}, {"seq", {0, 2147483647}}};
   o.outputs = std::vector<std::string>{"y"};
   o.inline_weights = true;
   o.checkpoints = {"w.safetensors"};
