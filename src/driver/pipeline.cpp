@@ -29,6 +29,7 @@ struct Program {
   std::string name;    // the module's namespace
   bool fuse = true;
   ReportRequest report;
+  std::filesystem::path payload_file;  // where large embedded weights go (empty: the header)
 };
 
 // The `ranges` option as the symbol table takes it.
@@ -50,6 +51,7 @@ std::string run(const Program& p, std::optional<Stage> stop, emit::WrittenModule
   emit::ModuleOptions mo;
   mo.name = p.name;
   mo.source_name = p.origin;
+  if (!p.payload_file.empty()) mo.payload_file = std::filesystem::absolute(p.payload_file).lexically_normal().string();
   if (!p.checkpoints.empty()) {
     Checkpoint ck = load_checkpoint(p.checkpoints);
     check_checkpoint_against_graph(ck, p.model.graph, p.origin);
@@ -118,16 +120,17 @@ std::string module_name_from_path(const std::filesystem::path& p) { return emit:
 
 emit::WrittenModule build_module(const Model& model, const Options& options,
                                  const std::vector<std::filesystem::path>& checkpoints, const std::string& origin,
-                                 const std::string& name, bool fuse, const ReportRequest& report) {
+                                 const std::string& name, bool fuse, const ReportRequest& report,
+                                 const std::filesystem::path& payload_file) {
   emit::WrittenModule m;
-  run(Program{model, options, checkpoints, origin, name, fuse, report}, std::nullopt, &m);
+  run(Program{model, options, checkpoints, origin, name, fuse, report, payload_file}, std::nullopt, &m);
   return m;
 }
 
 emit::WrittenModule build_module(const BuildRequest& r, const ReportRequest& report) {
   Read in = read_request(r);
   const std::string name = r.name.empty() ? module_name_from_path(r.graph) : r.name;
-  return build_module(in.model, in.options, in.checkpoints, r.graph.filename().string(), name, r.fuse, report);
+  return build_module(in.model, in.options, in.checkpoints, r.graph.filename().string(), name, r.fuse, report, r.payload_file);
 }
 
 std::string emit_stage(const BuildRequest& r, Stage stage) {

@@ -28,6 +28,8 @@ struct BuildRequest {
   std::optional<Options> options;  // used instead of reading options_file, when given
   std::string name;                // module namespace; empty: from the graph file name
   bool fuse = true;                // false: one kernel per node (`--no-fuse`)
+  // Where large embedded weights go (emit::ModuleOptions::payload_file); empty: into the header.
+  std::filesystem::path payload_file;
 };
 
 // The fusion report (`--report`): for every node, its kernel, what it was fused with, or why not.
@@ -41,7 +43,8 @@ emit::WrittenModule build_module(const BuildRequest& request, const ReportReques
 // The same from a model already read (the graph's file name is `origin`).
 emit::WrittenModule build_module(const Model& model, const Options& options,
                                  const std::vector<std::filesystem::path>& checkpoints, const std::string& origin,
-                                 const std::string& name, bool fuse = true, const ReportRequest& report = {});
+                                 const std::string& name, bool fuse = true, const ReportRequest& report = {},
+                                 const std::filesystem::path& payload_file = {});
 
 // Runs the passes up to `stage` and gives its printed form.
 std::string emit_stage(const BuildRequest& request, Stage stage);

@@ -79,6 +79,7 @@ class Writer {
   NameMinter names_;
   std::ostringstream out_;
   ModuleInterface iface_;
+  std::vector<std::byte> payload_;  // the embedded weights, when they go to the payload file
 
   std::map<std::string, std::string> device_;  // graph tensor -> local in forward
   std::map<std::string, std::string> symbol_var_;  // symbol id -> local
@@ -298,9 +299,31 @@ void Writer::write_weights() {
             "  static Weights embedded();\n";
   out_ << "};\n\n";
 
-  // The embedded bytes: one string literal (no literal per element), read by memcpy.
+  // The embedded bytes: one string literal (no literal per element), read by memcpy; or, when they
+  // are large, the payload file the assembler reads in whole (`.incbin`), so no compiler parses
+  // them. Its symbol is in a COMDAT group, so every translation unit including the header shares
+  // one copy, and embedded() checks its length before reading it.
   bool any_embedded = !blob.empty();
-  if (any_embedded) {
+  if (any_embedded && !o_.payload_file.empty() && blob.size() >= kLargePayload) {
+    if (o_.payload_file.find_first_of("\"\\\n") != std::string::npos || o_.payload_file.front() != '/')
+      fail(o_.source_name + ": the weights' file '" + o_.payload_file + "' must be an absolute path without quotes or backslashes");
+    const std::string sym = "loam_embedded_" + o_.name;
+    out_ << "// " << blob.size() << " bytes of weights, assembled from the file beside this header.\n"
+         << "#if !defined(__ELF__) || !(defined(__GNUC__) || defined(__clang__))\n"
+         << "#error \"this module embeds its weights with the assembler's .incbin (GCC or Clang, an ELF target); build it with a checkpoint instead\"\n"
+         << "#endif\n"
+         << "__asm__(\".pushsection .rodata." << sym << ",\\\"aG\\\",@progbits," << sym << ",comdat\\n\"\n"
+         << "        \".weak " << sym << "\\n.weak " << sym << "_end\\n.balign 64\\n" << sym << ":\\n\"\n"
+         << "        \".incbin \\\"" << o_.payload_file << "\\\"\\n" << sym << "_end:\\n.popsection\");\n"
+         << "extern \"C\" const char " << sym << "[];\n"
+         << "extern \"C\" const char " << sym << "_end[];\n"
+         << "inline const std::byte* loam_embedded_bytes() {\n"
+         << "  if (" << sym << "_end - " << sym << " != " << blob.size() << ")\n"
+         << "    throw KernelMisuse(\"Weights::embedded: the weights' file holds \" + std::to_string(" << sym << "_end - " << sym
+         << ") + \" bytes, not the " << blob.size() << " this module was built with\");\n"
+         << "  return reinterpret_cast<const std::byte*>(" << sym << ");\n}\n\n";
+    payload_ = std::move(blob);
+  } else if (any_embedded) {
     out_ << "inline const std::byte* loam_embedded_bytes() {\n"
             "  alignas(64) static const char bytes[] =\n";
     write_bytes_literal(out_, blob, "      ");
@@ -823,6 +846,7 @@ WrittenModule Writer::run() {
   WrittenModule w;
   w.text = head.str() + out_.str();
   w.interface = iface_;
+  w.payload = std::move(payload_);
   return w;
 }
 

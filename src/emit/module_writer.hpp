@@ -28,7 +28,14 @@ struct ModuleOptions {
   // Checkpoint payloads to embed (`inline_weights`): weight name -> bytes, for weights whose data
   // the graph does not carry.
   std::map<std::string, std::vector<std::byte>> inline_payloads;
+  // Where the embedded weights go when they are large (kLargePayload bytes or more): a file the
+  // header assembles in with `.incbin` (absolute; written by whoever writes the header), so no
+  // compiler reads them as text. Empty: always a literal in the header.
+  std::string payload_file;
 };
+
+// Embedded weights of this many bytes or more go to the payload file, when there is one.
+inline constexpr std::size_t kLargePayload = std::size_t{1} << 20;
 
 // What a program calling the module needs to know, as C++ spellings inside the module namespace.
 struct ModuleInterface {
@@ -48,6 +55,7 @@ struct ModuleInterface {
 
 struct WrittenModule {
   std::string text;
+  std::vector<std::byte> payload;  // for ModuleOptions::payload_file (empty: the header holds them)
   ModuleInterface interface;
 };
 

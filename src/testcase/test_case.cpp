@@ -238,7 +238,7 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
           if (o.options_file) options = load_options(*o.options_file);
           else if (fs::exists(c.dir / "options.json")) options = load_options(c.dir / "options.json");
           if (options.layout.empty()) options.layout = driver::propose_layout(model, options, "model.onnx");
-          c.module = driver::build_module(model, options, {}, "model.onnx", name, o.fuse, {&report, true});
+          c.module = driver::build_module(model, options, {}, "model.onnx", name, o.fuse, {&report, true}, work / (name + ".hpp.weights"));
           built = true;
         } catch (const stage0::ValueRequired& e) {
           if (!bind_input_from_sets(model, e.tensor(), graph_inputs, c.sets)) throw;
@@ -261,6 +261,11 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
       std::ofstream h(work / (name + ".hpp"), std::ios::binary | std::ios::trunc);
       h << c.module.text;
       if (!h) fail(work.string() + ": cannot write the module");
+      if (!c.module.payload.empty()) {
+        std::ofstream p(work / (name + ".hpp.weights"), std::ios::binary | std::ios::trunc);
+        p.write(reinterpret_cast<const char*>(c.module.payload.data()), static_cast<std::streamsize>(c.module.payload.size()));
+        if (!p) fail(work.string() + ": cannot write the module's weights");
+      }
       c.active = true;
       c.result.built = true;
     } catch (const Error& e) {

@@ -69,8 +69,22 @@ const loam::cli::SubcommandRegistration build_registration([](CLI::App& app) -> 
     std::string report;
     loam::driver::ReportRequest rr;
     if (!args->report.empty()) rr = {&report, args->json};
+    // Large embedded weights go beside the header (HEADER.weights), which assembles them in.
+    r.payload_file = args->output + ".weights";
     loam::emit::WrittenModule m = loam::driver::build_module(r, rr);
     // Written beside the target and renamed, so a failed build never leaves half a header.
+    if (!m.payload.empty()) {
+      const std::string payload_tmp = r.payload_file.string() + ".tmp";
+      {
+        std::ofstream out(payload_tmp, std::ios::binary | std::ios::trunc);
+        if (!out) loam::fail(payload_tmp + ": cannot open for writing");
+        out.write(reinterpret_cast<const char*>(m.payload.data()), static_cast<std::streamsize>(m.payload.size()));
+        if (!out) loam::fail(payload_tmp + ": write error");
+      }
+      std::error_code ec;
+      std::filesystem::rename(payload_tmp, r.payload_file, ec);
+      if (ec) loam::fail(r.payload_file.string() + ": cannot write: " + ec.message());
+    }
     std::string tmp = args->output + ".tmp";
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
