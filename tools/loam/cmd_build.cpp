@@ -3,8 +3,13 @@
 // Writes one self-contained C++ header for the model; a refusal prints the error naming the file,
 // node, tensor and axis, and exits 1 without writing. --emit=graph|stage0|axes|lowered|loom|cpp
 // prints the program after that stage instead (to -o, or standard output). --report writes what
-// fusion decided for every node (`-`: standard output).
+// fusion decided for every node (`-`: standard output). Embedded weights of 1 MiB or more go to
+// NAME.hpp.weights beside the header, which assembles them in. On a terminal, a read or write of
+// more than 64 MiB says so as it starts and when it ends.
+#include <unistd.h>
+
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <memory>
 
@@ -33,6 +38,31 @@ void write_file(const std::string& path, const std::string& text) {
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!(out << text)) loam::fail(path + ": cannot write");
+}
+
+// Progress on a terminal for a step moving more than 64 MiB (a large graph read, its weights
+// written): one line when it starts, finished when it ends. Nothing when standard error is no
+// terminal, so scripts and logs see only errors.
+class Progress {
+ public:
+  Progress(const std::string& what, std::uintmax_t bytes)
+      : on_(bytes > (std::uintmax_t{64} << 20) && isatty(2)), failing_(std::uncaught_exceptions()) {
+    if (on_) std::fprintf(stderr, "loam build: %s (%.0f MiB)...", what.c_str(), static_cast<double>(bytes) / (1 << 20));
+  }
+  ~Progress() {
+    // A step that threw ends its line; the error follows.
+    if (on_) std::fputs(std::uncaught_exceptions() > failing_ ? "\n" : " done\n", stderr);
+  }
+
+ private:
+  bool on_;
+  int failing_;
+};
+
+std::uintmax_t file_size_or_zero(const std::filesystem::path& p) {
+  std::error_code ec;
+  const auto n = std::filesystem::file_size(p, ec);
+  return ec ? 0 : n;
 }
 
 const loam::cli::SubcommandRegistration build_registration([](CLI::App& app) -> loam::cli::Run {
@@ -71,9 +101,16 @@ const loam::cli::SubcommandRegistration build_registration([](CLI::App& app) -> 
     if (!args->report.empty()) rr = {&report, args->json};
     // Large embedded weights go beside the header (HEADER.weights), which assembles them in.
     r.payload_file = args->output + ".weights";
-    loam::emit::WrittenModule m = loam::driver::build_module(r, rr);
-    // Written beside the target and renamed, so a failed build never leaves half a header.
+    std::uintmax_t read_bytes = file_size_or_zero(r.graph);
+    for (const auto& c : r.checkpoints) read_bytes += file_size_or_zero(c);
+    loam::emit::WrittenModule m;
+    {
+      Progress reading("reading and building " + r.graph.filename().string(), read_bytes);
+      m = loam::driver::build_module(r, rr);
+    }
     if (!m.payload.empty()) {
+      // Written beside the target and renamed, as the header is, so a failed build leaves no half file.
+      Progress writing("writing " + r.payload_file.string(), m.payload.size());
       const std::string payload_tmp = r.payload_file.string() + ".tmp";
       {
         std::ofstream out(payload_tmp, std::ios::binary | std::ios::trunc);
@@ -85,6 +122,7 @@ const loam::cli::SubcommandRegistration build_registration([](CLI::App& app) -> 
       std::filesystem::rename(payload_tmp, r.payload_file, ec);
       if (ec) loam::fail(r.payload_file.string() + ": cannot write: " + ec.message());
     }
+    // Written beside the target and renamed, so a failed build never leaves half a header.
     std::string tmp = args->output + ".tmp";
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
