@@ -332,8 +332,94 @@ class SafetensorsView {
       if (at != s.size()) return error = "bytes after the header object", false;
       return true;
     }
+    // model.safetensors.index.json: {"metadata": {...}, "weight_map": {"tensor": "shard file", ...}}.
+    bool read_index(std::vector<std::pair<std::string, std::string>>& map, std::string& error) {
+      if (!eat('{')) return error = "the index is not a JSON object", false;
+      if (!eat('}')) {
+        do {
+          std::string key;
+          if (!string(key, error) || !eat(':')) return error.empty() ? (error = "':' expected", false) : false;
+          if (key != "weight_map") {
+            if (!skip(error)) return false;
+            continue;
+          }
+          if (!eat('{')) return error = "weight_map is not an object", false;
+          if (!eat('}')) {
+            do {
+              std::pair<std::string, std::string> kv;
+              if (!string(kv.first, error) || !eat(':') || !string(kv.second, error))
+                return error.empty() ? (error = "weight_map maps a tensor to a shard's file name", false) : false;
+              map.push_back(std::move(kv));
+            } while (eat(','));
+            if (!eat('}')) return error = "'}' expected", false;
+          }
+        } while (eat(','));
+        if (!eat('}')) return error = "'}' expected", false;
+      }
+      space();
+      if (at != s.size()) return error = "bytes after the index object", false;
+      return true;
+    }
   };
+  friend class ShardedSafetensors;
 
   std::vector<SafetensorsEntry> entries_;
   std::span<const std::byte> payload_;
+};
+
+// One shard of a checkpoint split over several files: its file name (as the index names it, e.g.
+// "model-00001-of-00002.safetensors") and its bytes.
+struct CheckpointShard {
+  std::string_view name;
+  std::span<const std::byte> bytes;
+};
+
+// A checkpoint in shards, for Weights::load: each shard's header parsed and checked as a whole
+// checkpoint's is (a LoadError names the shard), and a tensor read from the one shard holding it; a
+// tensor two shards hold is refused. With the index (model.safetensors.index.json), a tensor no
+// shard given holds is named with the shard the index puts it in.
+class ShardedSafetensors {
+ public:
+  static LoadResult<ShardedSafetensors> parse(std::span<const CheckpointShard> shards, std::string_view index = {}) {
+    ShardedSafetensors out;
+    for (const auto& shard : shards) {
+      auto view = SafetensorsView::parse(shard.bytes);
+      if (!view) {
+        LoadError e = view.error();
+        e.message = "shard '" + std::string(shard.name) + "': " + e.message;
+        return std::unexpected(std::move(e));
+      }
+      for (const auto& entry : view->entries())
+        for (const auto& [name, other] : out.shards_)
+          if (other.find(entry.name))
+            return fail(entry.name, "shards '" + name + "' and '" + std::string(shard.name) + "' both hold it");
+      out.shards_.emplace_back(std::string(shard.name), std::move(*view));
+    }
+    if (!index.empty()) {
+      SafetensorsView::Json j{index, 0};
+      std::string error;
+      if (!j.read_index(out.index_, error)) return fail("", "the index is not valid: " + error);
+    }
+    return out;
+  }
+
+  template <class E, class L>
+  LoadResult<Tensor<E, L>> tensor(std::string_view name, const typename Tensor<E, L>::Extents& extents,
+                                  const std::array<std::string_view, AxisRank<L>>& axis_names) const {
+    for (const auto& [shard, view] : shards_)
+      if (view.find(name)) return view.template tensor<E, L>(name, extents, axis_names);
+    for (const auto& [tensor, shard] : index_)
+      if (tensor == name)
+        return fail(std::string(name), "absent from the " + std::to_string(shards_.size()) + " shards given; the index puts it in '" +
+                                           shard + "'");
+    return fail(std::string(name), "absent from the " + std::to_string(shards_.size()) + " shards given" +
+                                       (index_.empty() ? std::string() : ", and the index names no shard for it"));
+  }
+
+ private:
+  static std::unexpected<LoadError> fail(std::string tensor, std::string message) {
+    return std::unexpected(LoadError{std::move(tensor), "", std::move(message)});
+  }
+  std::vector<std::pair<std::string, SafetensorsView>> shards_;
+  std::vector<std::pair<std::string, std::string>> index_;  // tensor -> shard file, as the index says
 };

@@ -293,7 +293,13 @@ void Writer::write_weights() {
   }
   out_ << "\n  // Checks the safetensors header it is given and every payload it reads; a LoadError names the\n"
           "  // tensor and the axis that disagree.\n"
-          "  static LoadResult<Weights> load(std::span<const std::byte> checkpoint);\n";
+          "  static LoadResult<Weights> load(std::span<const std::byte> checkpoint);\n"
+          "  // The same from a checkpoint in shards, each checked as a whole one is, and optionally its\n"
+          "  // index (model.safetensors.index.json), which names the shard a missing tensor belongs to.\n"
+          "  static LoadResult<Weights> load(std::span<const CheckpointShard> shards, std::string_view index = {});\n"
+          "  // Both, from a parsed checkpoint (SafetensorsView or ShardedSafetensors).\n"
+          "  template <class Checkpoint>\n"
+          "  static LoadResult<Weights> load_from(const Checkpoint& header);\n";
   if (all_embedded)
     out_ << "  // The weights the graph carries, embedded in this header.\n"
             "  static Weights embedded();\n";
@@ -349,21 +355,34 @@ void Writer::write_weights() {
     write_prepared_init();
     out_ << "  return w;\n}\n\n";
   }
-  out_ << "inline LoadResult<Weights> Weights::load([[maybe_unused]] std::span<const std::byte> checkpoint) {\n"
-          "  Weights w;\n";
   bool needs_header = false;
   for (std::size_t i = 0; i < m_.weights.size(); ++i)
     if (!embedded[i]) needs_header = true;
+  out_ << "inline LoadResult<Weights> Weights::load([[maybe_unused]] std::span<const std::byte> checkpoint) {\n";
   if (needs_header)
     out_ << "  auto header = SafetensorsView::parse(checkpoint);\n"
-            "  if (!header) return std::unexpected(header.error());\n";
+            "  if (!header) return std::unexpected(header.error());\n"
+            "  return load_from(*header);\n}\n\n";
+  else
+    out_ << "  return load_from(0);\n}\n\n";
+  out_ << "inline LoadResult<Weights> Weights::load([[maybe_unused]] std::span<const CheckpointShard> shards,\n"
+          "                                          [[maybe_unused]] std::string_view index) {\n";
+  if (needs_header)
+    out_ << "  auto header = ShardedSafetensors::parse(shards, index);\n"
+            "  if (!header) return std::unexpected(header.error());\n"
+            "  return load_from(*header);\n}\n\n";
+  else
+    out_ << "  return load_from(0);\n}\n\n";
+  out_ << "template <class Checkpoint>\n"
+          "inline LoadResult<Weights> Weights::load_from([[maybe_unused]] const Checkpoint& header) {\n"
+          "  Weights w;\n";
   for (std::size_t i = 0; i < m_.weights.size(); ++i) {
     const auto& w = m_.weights[i];
     if (embedded[i]) {
       embedded_init(out_, i, "w");
       continue;
     }
-    out_ << "  {\n    auto t = header->tensor<" << cpp_element_type(w.info.elem) << ", " << axes_cpp(w.info.axes) << ">("
+    out_ << "  {\n    auto t = header.template tensor<" << cpp_element_type(w.info.elem) << ", " << axes_cpp(w.info.axes) << ">("
          << quote(w.info.name) << ", " << extents_text(w.info) << ", {";
     for (std::size_t k = 0; k < w.info.axes.size(); ++k) out_ << (k ? ", " : "") << quote(w.info.axes[k].text());
     out_ << "});\n    if (!t) return std::unexpected(t.error());\n    w." << members[i] << " = std::move(*t);\n  }\n";

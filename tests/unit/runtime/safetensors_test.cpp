@@ -143,3 +143,68 @@ TEST(Safetensors, EveryTruncationIsRefusedOrReadsWithinBounds) {
 }
 
 }  // namespace
+
+namespace {
+
+// A checkpoint in two shards, as Hugging Face writes one past its size limit, with its index.
+const std::string SHARD_1 = R"({"fc.weight": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}})";
+const std::string SHARD_2 = R"({"fc.bias": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
+const std::string INDEX = R"({"metadata": {"total_size": 32}, "weight_map": {"fc.weight": "model-00001-of-00002.safetensors", )"
+                          R"("fc.bias": "model-00002-of-00002.safetensors", "head.weight": "model-00003-of-00003.safetensors"}})";
+
+TEST(ShardedSafetensors, ReadsEachTensorFromTheShardHoldingIt) {
+  const auto one = checkpoint(SHARD_1, floats({1, 2, 3, 4, 5, 6}));
+  const auto two = checkpoint(SHARD_2, floats({7, 8}));
+  const CheckpointShard shards[] = {{"model-00001-of-00002.safetensors", one}, {"model-00002-of-00002.safetensors", two}};
+  auto view = ShardedSafetensors::parse(shards, INDEX);
+  ASSERT_TRUE(view.has_value()) << view.error().what();
+  auto w = view->tensor<float, Axes<Out, In>>("fc.weight", {2, 3}, {"Out", "In"});
+  ASSERT_TRUE(w.has_value()) << w.error().what();
+  EXPECT_EQ(std::vector<float>(w->data(), w->data() + 6), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  auto b = view->tensor<float, Axes<Out>>("fc.bias", {2}, {"Out"});
+  ASSERT_TRUE(b.has_value()) << b.error().what();
+  EXPECT_EQ(b->data()[1], 8.0f);
+  // A shard's checks are a whole checkpoint's: a wrong extent names the tensor and axis.
+  auto bad = view->tensor<float, Axes<Out>>("fc.bias", {3}, {"Out"});
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().axis, "Out");
+}
+
+TEST(ShardedSafetensors, NamesTheShardAMissingTensorBelongsTo) {
+  const auto one = checkpoint(SHARD_1, floats({1, 2, 3, 4, 5, 6}));
+  const CheckpointShard shards[] = {{"model-00001-of-00002.safetensors", one}};
+  auto view = ShardedSafetensors::parse(shards, INDEX);
+  ASSERT_TRUE(view.has_value()) << view.error().what();
+  auto b = view->tensor<float, Axes<Out>>("fc.bias", {2}, {"Out"});
+  ASSERT_FALSE(b.has_value());
+  EXPECT_EQ(b.error().tensor, "fc.bias");
+  EXPECT_EQ(b.error().message, "absent from the 1 shards given; the index puts it in 'model-00002-of-00002.safetensors'");
+  auto none = ShardedSafetensors::parse(shards);
+  ASSERT_TRUE(none.has_value());
+  auto missing = none->tensor<float, Axes<Out>>("fc.bias", {2}, {"Out"});
+  EXPECT_EQ(missing.error().message, "absent from the 1 shards given");
+  auto unnamed = view->tensor<float, Axes<Out>>("other", {2}, {"Out"});
+  EXPECT_EQ(unnamed.error().message, "absent from the 1 shards given, and the index names no shard for it");
+}
+
+TEST(ShardedSafetensors, RefusesATensorTwoShardsHoldABrokenShardAndABrokenIndex) {
+  const auto one = checkpoint(SHARD_1, floats({1, 2, 3, 4, 5, 6}));
+  const CheckpointShard twice[] = {{"a.safetensors", one}, {"b.safetensors", one}};
+  auto dup = ShardedSafetensors::parse(twice);
+  ASSERT_FALSE(dup.has_value());
+  EXPECT_EQ(dup.error().tensor, "fc.weight");
+  EXPECT_EQ(dup.error().message, "shards 'a.safetensors' and 'b.safetensors' both hold it");
+  const auto cut = checkpoint(SHARD_1, floats({1, 2, 3}));
+  const CheckpointShard broken[] = {{"a.safetensors", cut}};
+  auto b = ShardedSafetensors::parse(broken);
+  ASSERT_FALSE(b.has_value());
+  EXPECT_EQ(b.error().message.rfind("shard 'a.safetensors': ", 0), 0u) << b.error().message;
+  const CheckpointShard fine[] = {{"a.safetensors", one}};
+  for (const char* index : {"[]", R"({"weight_map": {"x": 3}})", R"({"weight_map": {"x": "a"})", R"({"weight_map": {}} x)"}) {
+    auto i = ShardedSafetensors::parse(fine, index);
+    ASSERT_FALSE(i.has_value()) << index;
+    EXPECT_EQ(i.error().message.rfind("the index is not valid: ", 0), 0u) << i.error().message;
+  }
+}
+
+}  // namespace
