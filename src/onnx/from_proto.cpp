@@ -51,7 +51,7 @@ TensorData convert_tensor(const onnx::TensorProto& p, const Where& at) {
     for (const auto& kv : p.external_data())
       if (kv.key() == "location") location = kv.value();
     at.fail("names its own data file (external data, location '" + location +
-            "'); Loam reads weights from the model itself or from a checkpoint");
+            "'), which a model read from bytes cannot reach: read the model from its file, or give its weights as a checkpoint");
   }
   if (p.has_segment()) at.fail("is a segment of a larger tensor; segmented tensors are not read");
   if (!is_known_element_type(p.data_type()) || p.data_type() == 0)

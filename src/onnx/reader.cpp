@@ -112,13 +112,87 @@ Model read_onnx_proto(std::string_view bytes, const std::string& origin) {
   return onnx_front::model_from_proto(parse_onnx_proto(bytes, origin), origin);
 }
 
-Model read_model_bytes(std::string_view bytes, ModelForm form, const std::string& origin) {
-  const onnx::ModelProto proto = form == ModelForm::Proto ? parse_onnx_proto(bytes, origin) : parse_onnx_text(bytes, origin);
+namespace {
+
+// The checks every read model passes, on a parsed proto.
+Model read_model_proto(const onnx::ModelProto& proto, const std::string& origin) {
   Model m = onnx_front::model_from_proto(proto, origin);
   check_against_schemas(m, origin);
   verify_graph(m, origin);
   check_with_onnx_checker(proto, m, origin);
   return m;
+}
+
+// A decimal offset or length of external data.
+std::uint64_t external_number(const std::string& text, const std::string& key, const std::string& where) {
+  std::uint64_t v = 0;
+  if (text.empty() || text.size() > 19) fail(where + ": external data " + key + " '" + text + "' is no byte count");
+  for (char c : text) {
+    if (c < '0' || c > '9') fail(where + ": external data " + key + " '" + text + "' is no byte count");
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+
+// One tensor's external data (ONNX's data_location EXTERNAL: its bytes in a file beside the model,
+// at an offset) read into raw_data, so the conversion sees a tensor holding its bytes. The file
+// must lie inside the model's directory; every offset and length is checked against it.
+void inline_external(onnx::TensorProto& t, const std::filesystem::path& dir, const std::string& where) {
+  if (t.data_location() != onnx::TensorProto::EXTERNAL && t.external_data_size() == 0) return;
+  std::string location, offset_text, length_text;
+  for (const auto& kv : t.external_data()) {
+    if (kv.key() == "location") location = kv.value();
+    else if (kv.key() == "offset") offset_text = kv.value();
+    else if (kv.key() == "length") length_text = kv.value();
+  }
+  if (location.empty()) fail(where + ": external data without a location");
+  const std::filesystem::path rel(location);
+  const std::filesystem::path normal = rel.lexically_normal();
+  if (!rel.is_relative() || normal.empty() || *normal.begin() == "..")
+    fail(where + ": its data file '" + location + "' lies outside the model's directory");
+  const std::filesystem::path file = dir / normal;
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(file, ec);
+  if (ec) fail(where + ": its data file '" + location + "' cannot be read: " + ec.message());
+  const std::uint64_t offset = offset_text.empty() ? 0 : external_number(offset_text, "offset", where);
+  if (offset > size) fail(where + ": its data begins at byte " + std::to_string(offset) + ", past the end of '" + location + "' (" + std::to_string(size) + " bytes)");
+  const std::uint64_t length = length_text.empty() ? size - offset : external_number(length_text, "length", where);
+  if (length > size - offset)
+    fail(where + ": its bytes [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " + std::to_string(length) +
+         ") run past the end of '" + location + "' (" + std::to_string(size) + " bytes)");
+  std::ifstream in(file, std::ios::binary);
+  std::string bytes(static_cast<std::size_t>(length), '\0');
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(bytes.data(), static_cast<std::streamsize>(length));
+  if (!in || static_cast<std::uint64_t>(in.gcount()) != length) fail(where + ": short read of its data file '" + location + "'");
+  t.set_raw_data(std::move(bytes));
+  t.clear_external_data();
+  t.set_data_location(onnx::TensorProto::DEFAULT);
+}
+
+void inline_external_graph(onnx::GraphProto& g, const std::filesystem::path& dir, const std::string& where);
+
+void inline_external_attributes(onnx::NodeProto& n, const std::filesystem::path& dir, const std::string& where) {
+  const std::string node = where + "node " + (n.name().empty() ? n.op_type() : "'" + n.name() + "'");
+  for (auto& a : *n.mutable_attribute()) {
+    const std::string at = node + ", attribute '" + a.name() + "'";
+    if (a.has_t()) inline_external(*a.mutable_t(), dir, at);
+    for (auto& t : *a.mutable_tensors()) inline_external(t, dir, at);
+    if (a.has_g()) inline_external_graph(*a.mutable_g(), dir, at + ": ");
+    for (auto& g : *a.mutable_graphs()) inline_external_graph(g, dir, at + ": ");
+  }
+}
+
+void inline_external_graph(onnx::GraphProto& g, const std::filesystem::path& dir, const std::string& where) {
+  for (auto& t : *g.mutable_initializer()) inline_external(t, dir, where + "initializer '" + t.name() + "'");
+  for (auto& n : *g.mutable_node()) inline_external_attributes(n, dir, where);
+}
+
+}  // namespace
+
+Model read_model_bytes(std::string_view bytes, ModelForm form, const std::string& origin) {
+  const onnx::ModelProto proto = form == ModelForm::Proto ? parse_onnx_proto(bytes, origin) : parse_onnx_text(bytes, origin);
+  return read_model_proto(proto, origin);
 }
 
 Model read_model_file_as_written(const std::filesystem::path& file) {
@@ -136,7 +210,11 @@ Model read_model_file_as_written(const std::filesystem::path& file) {
   std::string bytes(static_cast<std::size_t>(size), '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(size));
   if (static_cast<std::size_t>(in.gcount()) != size) fail(origin + ": short read");
-  return read_model_bytes(bytes, ext == ".onnx" ? ModelForm::Proto : ModelForm::Text, origin);
+  if (ext != ".onnx") return read_model_bytes(bytes, ModelForm::Text, origin);
+  // A model read from its file may keep its weights in data files beside it (external data).
+  onnx::ModelProto proto = parse_onnx_proto(bytes, origin);
+  if (proto.has_graph()) inline_external_graph(*proto.mutable_graph(), file.parent_path(), origin + ": ");
+  return read_model_proto(proto, origin);
 }
 
 Model read_model_file(const std::filesystem::path& file) {

@@ -4,9 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "graph/verify.hpp"
@@ -143,7 +147,7 @@ TEST(ProtoReader, DataSizeMustAgreeWithDims) {
             "m.onnx: initializer 'w': element count of dims [1099511627776,1099511627776] overflows int64");
 }
 
-TEST(ProtoReader, ExternalDataIsRefusedNamingTheTensor) {
+TEST(ProtoReader, ExternalDataInAModelReadFromBytesIsRefusedNamingTheTensor) {
   std::string bytes = model_with_initializer([](onnx::TensorProto& t) {
     t.set_data_type(onnx::TensorProto::FLOAT);
     t.add_dims(2);
@@ -153,8 +157,88 @@ TEST(ProtoReader, ExternalDataIsRefusedNamingTheTensor) {
     kv->set_value("weights.bin");
   });
   EXPECT_EQ(error_of([&] { read_onnx_proto(bytes, "m.onnx"); }),
-            "m.onnx: initializer 'w': names its own data file (external data, location 'weights.bin'); "
-            "Loam reads weights from the model itself or from a checkpoint");
+            "m.onnx: initializer 'w': names its own data file (external data, location 'weights.bin'), which a model read "
+            "from bytes cannot reach: read the model from its file, or give its weights as a checkpoint");
+}
+
+namespace {
+
+// A model whose initializer 'w' (float [2]) keeps its bytes in `location` at `offset` (and
+// `length`, when given), written into a fresh directory with `data` as that file; its path.
+std::filesystem::path model_with_external_data(const std::string& location, const std::string& offset, const std::string& length,
+                                               const std::string& data) {
+  const auto dir = std::filesystem::temp_directory_path() / ("loam_external_" + std::to_string(::getpid()) + "_" +
+                                                             std::to_string(std::hash<std::string>()(location + offset + length)));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* op = m.add_opset_import();
+  op->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  auto* t = g->add_initializer();
+  t->set_name("w");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(2);
+  t->set_data_location(onnx::TensorProto::EXTERNAL);
+  for (const auto& [k, v] : {std::pair<std::string, std::string>{"location", location}, {"offset", offset}, {"length", length}})
+    if (!v.empty()) {
+      auto* kv = t->add_external_data();
+      kv->set_key(k);
+      kv->set_value(v);
+    }
+  auto* n = g->add_node();
+  n->set_op_type("Identity");
+  n->add_input("w");
+  n->add_output("y");
+  auto* y = g->add_output();
+  y->set_name("y");
+  y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  y->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
+  std::ofstream(dir / "m.onnx", std::ios::binary) << m.SerializeAsString();
+  std::ofstream(dir / "w.bin", std::ios::binary) << data;
+  return dir / "m.onnx";
+}
+
+std::string two_floats_after(std::size_t pad) {
+  float v[2] = {1.5f, -2.0f};
+  return std::string(pad, 'x') + std::string(reinterpret_cast<char*>(v), sizeof v);
+}
+
+}  // namespace
+
+TEST(ProtoReader, ExternalDataIsReadFromTheFileBesideTheModel) {
+  for (const auto& [offset, length] : {std::pair<std::string, std::string>{"8", "8"}, {"8", ""}}) {
+    const auto path = model_with_external_data("w.bin", offset, length, two_floats_after(8));
+    Model m = read_model_file(path);
+    const auto& t = only_initializer(m);
+    ASSERT_TRUE(t.has_data);
+    float got[2];
+    std::memcpy(got, t.data.data(), sizeof got);
+    EXPECT_EQ(got[0], 1.5f);
+    EXPECT_EQ(got[1], -2.0f);
+    std::filesystem::remove_all(path.parent_path());
+  }
+}
+
+TEST(ProtoReader, ExternalDataOutsideTheDirectoryOrPastItsFileIsRefusedNamingTheTensor) {
+  const std::vector<std::array<std::string, 4>> cases = {
+      {"../w.bin", "", "", "initializer 'w': its data file '../w.bin' lies outside the model's directory"},
+      {"/etc/passwd", "", "", "initializer 'w': its data file '/etc/passwd' lies outside the model's directory"},
+      {"sub/../../w.bin", "", "", "initializer 'w': its data file 'sub/../../w.bin' lies outside the model's directory"},
+      {"gone.bin", "", "", "initializer 'w': its data file 'gone.bin' cannot be read: No such file or directory"},
+      {"w.bin", "64", "", "initializer 'w': its data begins at byte 64, past the end of 'w.bin' (16 bytes)"},
+      {"w.bin", "8", "16", "initializer 'w': its bytes [8, 8 + 16) run past the end of 'w.bin' (16 bytes)"},
+      {"w.bin", "-1", "", "initializer 'w': external data offset '-1' is no byte count"},
+      {"w.bin", "0", "4", "initializer 'w': raw_data holds 4 bytes; dims [2] of float need 8"},
+  };
+  for (const auto& [location, offset, length, message] : cases) {
+    const auto path = model_with_external_data(location, offset, length, two_floats_after(8));
+    const std::string error = error_of([&] { read_model_file(path); });
+    EXPECT_EQ(error, path.string() + ": " + message) << location;
+    std::filesystem::remove_all(path.parent_path());
+  }
 }
 
 TEST(ProtoReader, GarbageAndTruncationAreOneLineErrors) {
