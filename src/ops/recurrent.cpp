@@ -142,7 +142,12 @@ void recurrent(OpContext& c) {
   if (!is_float_type(x.elem)) c.error(c.tensor(0) + " is " + element_type_name(x.elem) + "; a recurrent layer computes floats");
   const Extent seq = r.batch_major ? x.dims[1] : x.dims[0], batch = r.batch_major ? x.dims[0] : x.dims[1], input = x.dims[2];
   const int64_t h = hidden_size(c.attributes(), c.input(2).dims, [&](const std::string& m) { c.error(m); });
-  const Extent dirs(r.directions), gh(gates_of(r.cell) * h);
+  // The gates' rows (and B's twice as many, P's three per hidden unit) must be lengths int64 holds.
+  int64_t gates_rows = 0, peepholes = 0;
+  if (__builtin_mul_overflow(int64_t{gates_of(r.cell)}, h, &gates_rows) || gates_rows > INT64_MAX / 2 ||
+      __builtin_mul_overflow(int64_t{3}, h, &peepholes))
+    c.error("hidden size " + std::to_string(h) + " times its " + std::to_string(gates_of(r.cell)) + " gates passes 2^63");
+  const Extent dirs(r.directions), gh(gates_rows);
   // An operand's shape, its element type the input's (sequence_lens: int32).
   auto shaped = [&](std::size_t i, const std::vector<Extent>& want, const char* what, ElementType elem) {
     if (!c.has_input(i)) return;
@@ -160,7 +165,7 @@ void recurrent(OpContext& c) {
   shaped(5, state_dims(r, batch, h), "initial_h", x.elem);
   if (r.cell == Cell::Lstm) {
     shaped(6, state_dims(r, batch, h), "initial_c", x.elem);
-    shaped(7, {dirs, Extent(3 * h)}, "P", x.elem);
+    shaped(7, {dirs, Extent(peepholes)}, "P", x.elem);
   }
   if (output_given(c.node, 0)) c.set_output(0, x.elem, y_dims(r, seq, batch, h));
   for (std::size_t k = 1; k < (r.cell == Cell::Lstm ? 3u : 2u); ++k)
