@@ -365,10 +365,14 @@ def main():
         cases.append((f"gpt2 {export}", 1, f"libgpt2_{export}.so", gpt2, "input_ids", (1, 8), None, (1, 8, 96),
                       product_flops(gpt2)))
     ghz = clock_ghz()
-    peak = 2 * 8 * 2 * ghz  # GFLOP/s: 2 FMA units x 8 float lanes x 2 flops, one core
+    # GFLOP/s: 2 FMA units x the float lanes of the widest vectors (16 with AVX-512, else 8) x 2 flops,
+    # one core.
+    flags = next((l for l in open("/proc/cpuinfo") if l.startswith("flags")), "")
+    lanes = 16 if " avx512f" in flags else 8
+    peak = 2 * lanes * 2 * ghz
     bandwidth = memory_bandwidth_gbs()
     print(f"onnxruntime {ort.__version__}, numpy {np.__version__}; clock {ghz:.3f} GHz (/proc/cpuinfo), "
-          f"one-core peak {peak:.1f} GFLOP/s; copy bandwidth {bandwidth:.1f} GB/s (read + write, one thread); "
+          f"one-core peak {peak:.1f} GFLOP/s ({lanes} float lanes); copy bandwidth {bandwidth:.1f} GB/s (read + write, one thread); "
           f"{args.rounds} rounds, ~{args.sample_ms:g} ms per sample; load average {os.getloadavg()[0]:.2f}")
     if args.only is None:
         rows = []
