@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include "axes/naming.hpp"
 #include "checkpoint/checkpoint.hpp"
 #include "driver/specialize.hpp"
@@ -131,6 +133,37 @@ emit::WrittenModule build_module(const BuildRequest& r, const ReportRequest& rep
   Read in = read_request(r);
   const std::string name = r.name.empty() ? module_name_from_path(r.graph) : r.name;
   return build_module(in.model, in.options, in.checkpoints, r.graph.filename().string(), name, r.fuse, report, r.payload_file);
+}
+
+std::filesystem::path payload_path(const std::filesystem::path& header) {
+  std::filesystem::path p = header;
+  p += ".weights";
+  return p;
+}
+
+namespace {
+
+// `bytes` into `target`, through a file beside it renamed over it.
+void write_replacing(const std::filesystem::path& target, std::string_view bytes) {
+  std::filesystem::path tmp = target;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) fail(tmp.string() + ": cannot open for writing");
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) fail(tmp.string() + ": write error");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, target, ec);
+  if (ec) fail(target.string() + ": cannot write: " + ec.message());
+}
+
+}  // namespace
+
+void write_module_files(const emit::WrittenModule& module, const std::filesystem::path& header) {
+  if (!module.payload.empty())
+    write_replacing(payload_path(header), {reinterpret_cast<const char*>(module.payload.data()), module.payload.size()});
+  write_replacing(header, module.text);
 }
 
 std::string emit_stage(const BuildRequest& r, Stage stage) {

@@ -46,6 +46,12 @@ emit::WrittenModule build_module(const Model& model, const Options& options,
                                  const std::string& name, bool fuse = true, const ReportRequest& report = {},
                                  const std::filesystem::path& payload_file = {});
 
+// The file beside a header that holds its large embedded weights (BuildRequest::payload_file).
+std::filesystem::path payload_path(const std::filesystem::path& header);
+// Writes a built module: its weights' file (when it has one, at payload_path(header)), then the
+// header, each written beside its target and renamed, so a failed write never leaves half a file.
+void write_module_files(const emit::WrittenModule& module, const std::filesystem::path& header);
+
 // Runs the passes up to `stage` and gives its printed form.
 std::string emit_stage(const BuildRequest& request, Stage stage);
 

@@ -238,7 +238,8 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
           if (o.options_file) options = load_options(*o.options_file);
           else if (fs::exists(c.dir / "options.json")) options = load_options(c.dir / "options.json");
           if (options.layout.empty()) options.layout = driver::propose_layout(model, options, "model.onnx");
-          c.module = driver::build_module(model, options, {}, "model.onnx", name, o.fuse, {&report, true}, work / (name + ".hpp.weights"));
+          c.module = driver::build_module(model, options, {}, "model.onnx", name, o.fuse, {&report, true},
+                                            driver::payload_path(work / (name + ".hpp")));
           built = true;
         } catch (const stage0::ValueRequired& e) {
           if (!bind_input_from_sets(model, e.tensor(), graph_inputs, c.sets)) throw;
@@ -258,14 +259,7 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
       if (decisions.size() != nodes)
         fail("model.onnx: the fusion report has " + std::to_string(decisions.size()) + " decisions for " + std::to_string(nodes) +
              " nodes");
-      std::ofstream h(work / (name + ".hpp"), std::ios::binary | std::ios::trunc);
-      h << c.module.text;
-      if (!h) fail(work.string() + ": cannot write the module");
-      if (!c.module.payload.empty()) {
-        std::ofstream p(work / (name + ".hpp.weights"), std::ios::binary | std::ios::trunc);
-        p.write(reinterpret_cast<const char*>(c.module.payload.data()), static_cast<std::streamsize>(c.module.payload.size()));
-        if (!p) fail(work.string() + ": cannot write the module's weights");
-      }
+      driver::write_module_files(c.module, work / (name + ".hpp"));
       c.active = true;
       c.result.built = true;
     } catch (const Error& e) {

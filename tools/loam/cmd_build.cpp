@@ -100,7 +100,7 @@ const loam::cli::SubcommandRegistration build_registration([](CLI::App& app) -> 
     loam::driver::ReportRequest rr;
     if (!args->report.empty()) rr = {&report, args->json};
     // Large embedded weights go beside the header (HEADER.weights), which assembles them in.
-    r.payload_file = args->output + ".weights";
+    r.payload_file = loam::driver::payload_path(args->output);
     std::uintmax_t read_bytes = file_size_or_zero(r.graph);
     for (const auto& c : r.checkpoints) read_bytes += file_size_or_zero(c);
     loam::emit::WrittenModule m;
@@ -108,31 +108,10 @@ const loam::cli::SubcommandRegistration build_registration([](CLI::App& app) -> 
       Progress reading("reading and building " + r.graph.filename().string(), read_bytes);
       m = loam::driver::build_module(r, rr);
     }
-    if (!m.payload.empty()) {
-      // Written beside the target and renamed, as the header is, so a failed build leaves no half file.
-      Progress writing("writing " + r.payload_file.string(), m.payload.size());
-      const std::string payload_tmp = r.payload_file.string() + ".tmp";
-      {
-        std::ofstream out(payload_tmp, std::ios::binary | std::ios::trunc);
-        if (!out) loam::fail(payload_tmp + ": cannot open for writing");
-        out.write(reinterpret_cast<const char*>(m.payload.data()), static_cast<std::streamsize>(m.payload.size()));
-        if (!out) loam::fail(payload_tmp + ": write error");
-      }
-      std::error_code ec;
-      std::filesystem::rename(payload_tmp, r.payload_file, ec);
-      if (ec) loam::fail(r.payload_file.string() + ": cannot write: " + ec.message());
-    }
-    // Written beside the target and renamed, so a failed build never leaves half a header.
-    std::string tmp = args->output + ".tmp";
     {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out) loam::fail(tmp + ": cannot open for writing");
-      out << m.text;
-      if (!out) loam::fail(tmp + ": write error");
+      Progress writing("writing " + r.payload_file.string(), m.payload.size());
+      loam::driver::write_module_files(m, args->output);
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, args->output, ec);
-    if (ec) loam::fail(args->output + ": cannot write: " + ec.message());
     if (!args->report.empty()) write_file(args->report, report);
     return 0;
   };
