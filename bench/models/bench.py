@@ -187,6 +187,30 @@ class OrtBoundSide:
         return (time.perf_counter_ns() - t0) / n
 
 
+def agreement(sides, ref, what):
+    """The largest difference of the sides' outputs from onnxruntime's (one forward each); refused
+    above 1e-4 of the output's scale."""
+    scale = float(np.max(np.abs(ref)))
+    worst = 0.0
+    for side in sides:
+        side.sample(1)
+        d = float(np.max(np.abs(side.out - ref)))
+        if not d <= 1e-4 * max(1.0, scale):
+            raise SystemExit(f"{what}: outputs disagree, max abs diff {d} (scale {scale})")
+        worst = max(worst, d)
+    return worst
+
+
+def interleaved(sides, args):
+    """Per side, args.rounds times per call: one sample of each side in turn per round."""
+    n = {s: calibrate(s, args.sample_ms) for s in sides}
+    t = {s: [] for s in sides}
+    for _ in range(args.rounds):
+        for s in sides:
+            t[s].append(s.sample(n[s]))
+    return t
+
+
 def calibrate(side, sample_ms):
     """Calls per sample so that one sample lasts about sample_ms."""
     side.sample(3)  # warm: first-call allocations, caches
@@ -246,17 +270,8 @@ def decoder(args, w, rng, peak_bandwidth):
         unfused = LoamSide(os.path.join(w, "libgpt2_merged_unfused.so"), values, checkpoint, (1, tokens, vocab))
         orts = OrtSide(model, None, dict(zip(names, values)))
         bound = OrtBoundSide(orts.sess, orts.feed)
-        ref = orts.result()
-        for side in (loam, unfused):
-            side.sample(1)
-            d = float(np.max(np.abs(side.out - ref)))
-            if not d <= 1e-4 * max(1.0, float(np.max(np.abs(ref)))):
-                raise SystemExit(f"gpt2 merged decoder, {label}: outputs disagree, max abs diff {d}")
-        n = {s: calibrate(s, args.sample_ms) for s in (loam, unfused, orts, bound)}
-        t = {s: [] for s in n}
-        for _ in range(args.rounds):
-            for s in n:
-                t[s].append(s.sample(n[s]))
+        agreement((loam, unfused), orts.result(), f"gpt2 merged decoder, {label}")
+        t = interleaved((loam, unfused, orts, bound), args)
         med = {s: statistics.median(v) for s, v in t.items()}
         ratio_run = statistics.median([o / l for o, l in zip(t[orts], t[loam])])
         ratio_bound = statistics.median([o / l for o, l in zip(t[bound], t[loam])])
@@ -289,17 +304,8 @@ def encoder(args, w, rng, peak):
         loam = LoamSide(os.path.join(w, "libminilm.so"), [ids, mask, types], checkpoint, (batch, seq, hidden))
         unfused = LoamSide(os.path.join(w, "libminilm_unfused.so"), [ids, mask, types], checkpoint, (batch, seq, hidden))
         orts = OrtSide(os.path.join(d, "embed_model.onnx"), None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
-        ref = orts.result()
-        for side in (loam, unfused):
-            side.sample(1)
-            diff = float(np.max(np.abs(side.out - ref)))
-            if not diff <= 1e-4 * max(1.0, float(np.max(np.abs(ref)))):
-                raise SystemExit(f"minilm batch {batch}: outputs disagree, max abs diff {diff}")
-        n = {s: calibrate(s, args.sample_ms) for s in (loam, unfused, orts)}
-        t = {s: [] for s in n}
-        for _ in range(args.rounds):
-            for s in n:
-                t[s].append(s.sample(n[s]))
+        agreement((loam, unfused), orts.result(), f"minilm batch {batch}")
+        t = interleaved((loam, unfused, orts), args)
         ml, mo = statistics.median(t[loam]), statistics.median(t[orts])
         # 2 flops a multiply-add: Q, K, V and the output projection, the two feed-forward products,
         # and attention's two products over the sequence.
@@ -387,15 +393,7 @@ def main():
             unfused_lib = os.path.join(w, lib.replace(".so", "_unfused.so"))
             unfused = LoamSide(unfused_lib, x, ck, out_shape) if os.path.exists(unfused_lib) else None
             orts = OrtSide(onnx_model, input_name, x)
-            ref = orts.result()
-            diff = 0.0
-            for side in [loam] + ([unfused] if unfused else []):
-                side.sample(1)
-                d = float(np.max(np.abs(side.out - ref)))
-                scale = float(np.max(np.abs(ref)))
-                if not d <= 1e-4 * max(1.0, scale):
-                    raise SystemExit(f"{model} batch {batch}: outputs disagree, max abs diff {d} (scale {scale})")
-                diff = max(diff, d)
+            diff = agreement([loam] + ([unfused] if unfused else []), orts.result(), f"{model} batch {batch}")
             n_loam = calibrate(loam, args.sample_ms)
             n_ort = calibrate(orts, args.sample_ms)
             n_unfused = calibrate(unfused, args.sample_ms) if unfused else 0
