@@ -115,6 +115,37 @@ class Namer {
     parent_[v] = v;
     return v;
   }
+  // Proposal mode with a layout (complete_layout): a name the layout gives is one variable, which
+  // keeps the name whatever it is unified with.
+  std::map<std::string, std::string> seed_var_;   // layout name -> its variable
+  std::map<std::string, std::string> seed_name_;  // root variable -> layout name
+  std::vector<AxisName> seeded(const std::vector<AxisName>& axes) {
+    std::vector<AxisName> out;
+    for (const auto& a : axes) {
+      AxisName v;
+      for (const auto& p : a.parts) {
+        auto it = seed_var_.find(p);
+        if (it == seed_var_.end()) {
+          it = seed_var_.emplace(p, fresh()).first;
+          seed_name_[it->second] = p;
+        }
+        v.parts.push_back(it->second);
+      }
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+  // Joins the class of `gone` to that of `keep`; a layout name either carries is the class's.
+  void unite(const std::string& keep, const std::string& gone) {
+    std::string k = find(keep), g = find(gone);
+    if (k == g) return;
+    parent_[g] = k;
+    auto it = seed_name_.find(g);
+    if (it != seed_name_.end()) {
+      if (!seed_name_.count(k)) seed_name_[k] = it->second;
+      seed_name_.erase(it);
+    }
+  }
   std::string find(const std::string& v) {
     auto it = parent_.find(v);
     if (it == parent_.end() || it->second == v) return v;
@@ -149,13 +180,13 @@ class Namer {
     AxisName ra = resolve(a), rb = resolve(b);
     if (ra == rb) return;
     if (ra.parts.size() == 1 && rb.parts.size() == 1) {
-      parent_[find(rb.parts[0])] = find(ra.parts[0]);
+      unite(ra.parts[0], rb.parts[0]);
     } else if (ra.parts.size() == 1) {
       bound_[find(ra.parts[0])] = rb;
     } else if (rb.parts.size() == 1) {
       bound_[find(rb.parts[0])] = ra;
     } else if (ra.parts.size() == rb.parts.size()) {
-      for (std::size_t i = 0; i < ra.parts.size(); ++i) parent_[find(rb.parts[i])] = find(ra.parts[i]);
+      for (std::size_t i = 0; i < ra.parts.size(); ++i) unite(ra.parts[i], rb.parts[i]);
     }
   }
 
@@ -209,7 +240,9 @@ class Namer {
     std::size_t rank = value(tensor).dims.size();
     std::vector<AxisName> axes;
     if (propose_) {
-      for (std::size_t i = 0; i < rank; ++i) axes.push_back(AxisName{{fresh()}});
+      if (auto l = from_layout(tensor, rank)) axes = seeded(*l);
+      else
+        for (std::size_t i = 0; i < rank; ++i) axes.push_back(AxisName{{fresh()}});
     } else if (auto l = from_layout(tensor, rank)) {
       axes = std::move(*l);
     } else if (rank == 0) {
@@ -232,12 +265,16 @@ class Namer {
         axes[i] = *partial[i];
         continue;
       }
+      if (!looked) rule = from_layout(tensor, partial.size()), looked = true;
+      if (propose_ && rule) {
+        axes[i] = seeded({(*rule)[i]})[0];
+        continue;
+      }
       if (propose_) {
         axes[i] = AxisName{{fresh()}};
         if (proposed_set_.insert(tensor).second) proposed_outputs_.push_back(tensor);
         continue;
       }
-      if (!looked) rule = from_layout(tensor, partial.size()), looked = true;
       if (!rule)
         fail(where(n) + ": tensor '" + tensor + "', axis " + std::to_string(i) +
              ": the operator creates this axis, and no layout rule reaching the tensor names it");
@@ -251,8 +288,13 @@ class Namer {
   void name_if(const Node& n, const stage0::IfBranches& branches);
   Partial broadcast(const Node& n, const std::vector<std::string>& operands, std::size_t out_rank);
   Partial regroup(const Node& n, const std::string& in, const std::vector<Extent>& out_dims);
-  std::vector<std::string> expand_parts(const AxisName& a, const Extent& extent, const Node& n,
-                                        const std::string& tensor, std::vector<Extent>& extents);
+  std::vector<std::vector<std::string>> expand_parts(const AxisName& a, const Extent& extent, const Node& n,
+                                                     const std::string& tensor, std::vector<Extent>& extents);
+  void learn_parts(const std::string& in, const std::vector<Extent>& out_dims);
+  bool part_known(const std::string& p) const {
+    auto it = part_extent_.find(p);
+    return it != part_extent_.end() && !(it->second == Extent());
+  }
 };
 
 Partial Namer::broadcast(const Node& n, const std::vector<std::string>& operands, std::size_t out_rank) {
@@ -276,16 +318,20 @@ Partial Namer::broadcast(const Node& n, const std::vector<std::string>& operands
   return out;
 }
 
-std::vector<std::string> Namer::expand_parts(const AxisName& a0, const Extent& extent, const Node& n,
-                                             const std::string& tensor, std::vector<Extent>& extents) {
+// Each part of an input axis, in order, with its length; a merged axis whose parts no value has
+// given lengths is one piece, which a regrouping can only carry whole.
+std::vector<std::vector<std::string>> Namer::expand_parts(const AxisName& a0, const Extent& extent, const Node& n,
+                                                          const std::string& tensor, std::vector<Extent>& extents) {
   AxisName a = resolve(a0);
   // An axis at length 1 (a merged axis too, as a keepdims reduction leaves it) holds no part.
   if (is_one(extent)) return {};
-  if (a.parts.size() == 1) {
+  bool unknown = false;
+  for (const auto& p : a.parts) unknown = unknown || !part_known(p);
+  if (a.parts.size() == 1 || unknown) {
     extents.push_back(extent);
-    return a.parts;
+    return {a.parts};
   }
-  std::vector<std::string> out;
+  std::vector<std::vector<std::string>> out;
   Extent product(1);
   for (const auto& p : a.parts) {
     auto it = part_extent_.find(p);
@@ -294,7 +340,7 @@ std::vector<std::string> Namer::expand_parts(const AxisName& a0, const Extent& e
            "' needs the length of its part '" + p + "', which no value gives");
     product *= it->second;
     if (is_one(it->second)) continue;
-    out.push_back(p);
+    out.push_back({p});
     extents.push_back(it->second);
   }
   if (!(product == extent))
@@ -303,10 +349,43 @@ std::vector<std::string> Namer::expand_parts(const AxisName& a0, const Extent& e
   return out;
 }
 
-Partial Namer::regroup(const Node& n, const std::string& in, const std::vector<Extent>& out_dims) {
+// A merged axis whose parts no value has given lengths (a projection the layout names
+// (Heads HeadDim)) learns them where a regrouping splits it into as many axes, aligned with it.
+void Namer::learn_parts(const std::string& in, const std::vector<Extent>& out_dims) {
   const auto& in_axes = named_.at(in);
   const auto& in_dims = value(in).dims;
-  std::vector<std::string> parts;
+  Extent before(1);
+  for (std::size_t i = 0; i < in_axes.size(); before = before * in_dims[i], ++i) {
+    AxisName a = resolve(in_axes[i]);
+    std::vector<std::string> unknown;
+    for (const auto& p : a.parts)
+      if (!part_known(p)) unknown.push_back(p);
+    if (a.parts.size() < 2 || unknown.empty() || is_one(in_dims[i])) continue;
+    std::size_t j = 0;
+    Extent at(1);
+    while (j < out_dims.size() && !(at == before)) at = at * out_dims[j++];
+    if (!(at == before)) continue;
+    std::vector<Extent> split;
+    Extent product(1);
+    for (; j < out_dims.size() && !(product == in_dims[i]); ++j) {
+      if (is_one(out_dims[j])) continue;
+      split.push_back(out_dims[j]);
+      product = product * out_dims[j];
+    }
+    if (!(product == in_dims[i]) || split.size() != a.parts.size()) continue;
+    for (std::size_t k = 0; k < split.size(); ++k) {
+      if (part_known(a.parts[k])) continue;  // a length it disagrees with is refused where it is read
+      part_extent_.erase(a.parts[k]);
+      note_plain(a.parts[k], split[k]);
+    }
+  }
+}
+
+Partial Namer::regroup(const Node& n, const std::string& in, const std::vector<Extent>& out_dims) {
+  learn_parts(in, out_dims);
+  const auto& in_axes = named_.at(in);
+  const auto& in_dims = value(in).dims;
+  std::vector<std::vector<std::string>> parts;
   std::vector<Extent> pext;
   for (std::size_t i = 0; i < in_axes.size(); ++i) {
     auto p = expand_parts(in_axes[i], in_dims[i], n, in, pext);
@@ -330,7 +409,9 @@ Partial Namer::regroup(const Node& n, const std::string& in, const std::vector<E
       ++cur;
     }
     if (prod == d && cur > start) {
-      out[j] = AxisName{std::vector<std::string>(parts.begin() + start, parts.begin() + cur)};
+      AxisName taken;
+      for (std::size_t k = start; k < cur; ++k) taken.parts.insert(taken.parts.end(), parts[k].begin(), parts[k].end());
+      out[j] = std::move(taken);
       ++j;
       continue;
     }
@@ -364,7 +445,7 @@ void Namer::run_nodes(const std::vector<stage0::NodeState>& nodes) {
     if (ns.folded) continue;
     const Node& n = graph_->nodes.at(ns.index);
     for (auto i : data_operands(n, *st_))
-      if (!is_folded_scalar_operand(n, i, *st_)) ensure_named(n.inputs[i], " (read by node '" + n.label() + "')");
+      if (!is_folded_scalar_operand(n, i, *st_)) ensure_named(n.inputs[i], " (read by " + n.label() + ")");
     if (ns.branches) name_if(n, *ns.branches);
     else name_node(n);
   }
@@ -490,9 +571,11 @@ std::vector<LayoutRule> Namer::proposal() {
   // Readable names for each class of variables, in order of first appearance.
   std::map<std::string, std::string> names;
   std::map<std::string, int> used;
+  for (const auto& [name, var] : seed_var_) used[name] = 1;  // a generated name never takes a layout's
   auto name_of = [&](const std::string& var) -> std::string {
     std::string root = find(var);
     if (auto it = names.find(root); it != names.end()) return it->second;
+    if (auto it = seed_name_.find(root); it != seed_name_.end()) return it->second;
     std::string base = "Axis";
     if (auto it = part_extent_.find(root); it != part_extent_.end()) {
       const Extent& e = it->second;
@@ -527,6 +610,7 @@ std::vector<LayoutRule> Namer::proposal() {
   std::vector<LayoutRule> rules;
   auto rule_for = [&](const std::string& tensor) {
     if (!named_.count(tensor)) return;  // a branch's: written below with its graph
+    if (layout_ && match_layout(*layout_, tensor, graph_->name)) return;  // the layout's already
     LayoutRule rule;
     rule.pattern = exact_pattern(tensor);
     for (const auto& a : named_.at(tensor)) rule.axes.push_back(spell(a));
@@ -557,6 +641,7 @@ std::vector<LayoutRule> Namer::proposal() {
   }
   for (const auto& name : proposed_outputs_) rule_for(name);
   for (const auto& br : branch_rules_) {
+    if (layout_ && match_layout(*layout_, br.tensor, br.graph)) continue;
     LayoutRule rule;
     rule.graph = br.graph;
     rule.pattern = exact_pattern(br.tensor);
@@ -654,6 +739,15 @@ std::vector<LayoutRule> propose_layout(const Model& model, const stage0::Stage0R
   Namer namer(model, analysed, nullptr, origin, true);
   namer.run();
   return namer.proposal();
+}
+
+std::vector<LayoutRule> complete_layout(const Model& model, const stage0::Stage0Result& analysed,
+                                        const std::vector<LayoutRule>& layout, const std::string& origin) {
+  Namer namer(model, analysed, &layout, origin, true);
+  namer.run();
+  std::vector<LayoutRule> out = layout;
+  for (auto& r : namer.proposal()) out.push_back(std::move(r));
+  return out;
 }
 
 }  // namespace loam::axes

@@ -75,6 +75,13 @@ std::string print_naming(const AxisNaming& naming);
 std::vector<LayoutRule> propose_layout(const Model& model, const stage0::Stage0Result& analysed,
                                        const std::string& origin);
 
+// `layout` followed by a rule for each tensor it leaves unnamed, as propose_layout would write it,
+// except that an axis the operators meet with one `layout` names takes that name. What an
+// architecture table names, completed through the operators (the generated names, One_2 or D8,
+// are printed by --emit=axes). The naming that then reads it still refuses two names meeting.
+std::vector<LayoutRule> complete_layout(const Model& model, const stage0::Stage0Result& analysed,
+                                        const std::vector<LayoutRule>& layout, const std::string& origin);
+
 // The indices of a node's inputs that a kernel reads as tensors (the rest are read at build time:
 // a Reshape target, Slice bounds, Squeeze axes, ...).
 std::vector<std::size_t> data_operands(const Node& node, const stage0::Stage0Result& analysed);

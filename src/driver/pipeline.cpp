@@ -4,8 +4,10 @@
 
 #include <fstream>
 
+#include "axes/architecture.hpp"
 #include "axes/naming.hpp"
 #include "checkpoint/checkpoint.hpp"
+#include "driver/bind_checkpoint.hpp"
 #include "driver/specialize.hpp"
 #include "emit/names.hpp"
 #include "loom/syntax.hpp"
@@ -54,21 +56,27 @@ std::string run(const Program& p, std::optional<Stage> stop, emit::WrittenModule
   mo.name = p.name;
   mo.source_name = p.origin;
   if (!p.payload_file.empty()) mo.payload_file = std::filesystem::absolute(p.payload_file).lexically_normal().string();
+  // A published checkpoint's names bound first, where the architecture maps the graph's onto them.
+  std::optional<Model> bound;
   if (!p.checkpoints.empty()) {
     Checkpoint ck = load_checkpoint(p.checkpoints);
-    check_checkpoint_against_graph(ck, p.model.graph, p.origin);
-    if (p.options.inline_weights) mo.inline_payloads = read_missing_payloads(ck, p.model.graph);
+    if (p.options.architecture)
+      bound = bind_checkpoint_names(p.model, ck, axes::find_architecture(*p.options.architecture, p.origin), p.origin);
+    const Graph& graph = bound ? bound->graph : p.model.graph;
+    check_checkpoint_against_graph(ck, graph, p.origin);
+    if (p.options.inline_weights) mo.inline_payloads = read_missing_payloads(ck, graph);
   }
+  const Model& read = bound ? *bound : p.model;
 
   // The options' values fixed, and each If whose condition the build then knows replaced by the
   // branch it takes.
-  const std::optional<Model> specialized = specialize(p.model, p.options, p.origin);
-  const Model& model = specialized ? *specialized : p.model;
+  const std::optional<Model> specialized = specialize(read, p.options, p.origin);
+  const Model& model = specialized ? *specialized : read;
 
   const stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(p.options, ops::operators(), p.origin));
   if (stop == Stage::Stage0) return stage0::check_report(model, st);
 
-  const axes::AxisNaming naming = axes::name_axes(model, st, p.options.layout, p.origin);
+  const axes::AxisNaming naming = axes::name_axes(model, st, axes::effective_layout(model, st, p.options, p.origin), p.origin);
   if (stop == Stage::Axes) return axes::print_naming(naming);
 
   // The fusion plan is made inside lowering, which asks it node by node.

@@ -18,6 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "axes/architecture.hpp"
+#include "checkpoint/checkpoint.hpp"
+#include "driver/bind_checkpoint.hpp"
 #include "driver/pipeline.hpp"
 #include "driver/specialize.hpp"
 #include "graph/graph.hpp"
@@ -179,6 +182,14 @@ std::map<std::string, std::string> modules_in_error(const std::string& output) {
   return out;
 }
 
+// A case's graph: model.onnx, or model.onnxtext (its weights in a checkpoint the options name); ""
+// if it has neither.
+std::string case_graph_file(const fs::path& dir) {
+  for (const char* name : {"model.onnx", "model.onnxtext"})
+    if (fs::exists(dir / name)) return name;
+  return {};
+}
+
 void fail_case(Case& c, const std::string& why, std::ostream& log) {
   c.result.failed = static_cast<int>(c.sets.empty() ? 1 : c.sets.size());
   c.result.passed = 0;
@@ -225,20 +236,32 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
     }
     std::string name = dirs.size() == 1 ? "loam_case" : "loam_case_" + std::to_string(k);
     try {
-      Model model = read_model_file(c.dir / "model.onnx");
+      // The graph is model.onnx, or a model.onnxtext whose weights a checkpoint its options name
+      // supplies (a published one, read through its architecture's table).
+      const std::string graph_file = case_graph_file(c.dir).empty() ? "model.onnx" : case_graph_file(c.dir);
+      Model model = read_model_file(c.dir / graph_file);
       std::vector<std::string> graph_inputs;
       for (const auto& v : model.graph.inputs) graph_inputs.push_back(v.name);
       Options options;
       std::string report;
       for (bool built = false; !built;) {
         try {
-          // An options file without a layout (one that fixes values or extents) gets the layout
-          // `loam layout` would propose with it. A case may carry its own (an exporter's shape to
+          // An options file without a layout or an architecture (one that fixes values or extents)
+          // gets the layout `loam layout` would propose with it. A case may carry its own (an exporter's shape to
           // restate, say) beside model.onnx; --options overrides it.
-          if (o.options_file) options = load_options(*o.options_file);
-          else if (fs::exists(c.dir / "options.json")) options = load_options(c.dir / "options.json");
-          if (options.layout.empty()) options.layout = driver::propose_layout(model, options, "model.onnx");
-          c.module = driver::build_module(model, options, {}, "model.onnx", name, o.fuse, {&report, true},
+          std::vector<fs::path> checkpoints;
+          if (auto file = o.options_file ? std::optional<fs::path>(*o.options_file)
+                                         : fs::exists(c.dir / "options.json") ? std::optional<fs::path>(c.dir / "options.json")
+                                                                              : std::nullopt) {
+            options = load_options(*file);
+            checkpoints = resolve_checkpoint_paths(options, *file);
+          }
+          if (!checkpoints.empty() && options.architecture)
+            if (auto bound = driver::bind_checkpoint_names(model, load_checkpoint(checkpoints),
+                                                           axes::find_architecture(*options.architecture, graph_file), graph_file))
+              model = std::move(*bound);
+          if (options.layout.empty() && !options.architecture) options.layout = driver::propose_layout(model, options, graph_file);
+          c.module = driver::build_module(model, options, checkpoints, graph_file, name, o.fuse, {&report, true},
                                             driver::payload_path(work / (name + ".hpp")));
           built = true;
         } catch (const stage0::ValueRequired& e) {
@@ -248,16 +271,16 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
       }
       for (const auto& in : c.module.interface.inputs) {
         auto pos = std::find(graph_inputs.begin(), graph_inputs.end(), in.graph_name);
-        if (pos == graph_inputs.end()) fail("model.onnx: the module takes '" + in.graph_name + "', which is no graph input");
+        if (pos == graph_inputs.end()) fail(graph_file + ": the module takes '" + in.graph_name + "', which is no graph input");
         c.input_files.push_back(static_cast<std::size_t>(pos - graph_inputs.begin()));
       }
       // The fusion report accounts for every node of the graph the passes read (an If taken is its
       // branch's nodes), once.
       const auto decisions = nlohmann::json::parse(report).at("decisions");
-      const auto specialized = driver::specialize(model, options, "model.onnx");
+      const auto specialized = driver::specialize(model, options, graph_file);
       const std::size_t nodes = (specialized ? *specialized : model).graph.nodes.size();
       if (decisions.size() != nodes)
-        fail("model.onnx: the fusion report has " + std::to_string(decisions.size()) + " decisions for " + std::to_string(nodes) +
+        fail(graph_file + ": the fusion report has " + std::to_string(decisions.size()) + " decisions for " + std::to_string(nodes) +
              " nodes");
       driver::write_module_files(c.module, work / (name + ".hpp"));
       c.active = true;
@@ -390,7 +413,7 @@ SuiteReport run_suites(const std::vector<fs::path>& suites, const TestCaseOption
     std::vector<fs::path> cases;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(suite, ec))
-      if (e.is_directory() && fs::exists(e.path() / "model.onnx") &&
+      if (e.is_directory() && !case_graph_file(e.path()).empty() &&
           (!only || only->count(e.path().filename().string()))) {
         cases.push_back(e.path());
         found.insert(e.path().filename().string());
@@ -398,10 +421,10 @@ SuiteReport run_suites(const std::vector<fs::path>& suites, const TestCaseOption
     if (ec) fail(suite.string() + ": cannot list: " + ec.message());
     std::sort(cases.begin(), cases.end());
     for (const auto& c : cases) {
-      std::string out = model_out_of_scope(c / "model.onnx");
+      std::string out = case_graph_file(c) == "model.onnx" ? model_out_of_scope(c / "model.onnx") : std::string();
       if (out.empty()) {
         try {
-          Model m = read_model_file(c / "model.onnx");
+          Model m = read_model_file(c / case_graph_file(c));
           out = first_out_of_scope(m.graph);
         } catch (const Error& e) {
           out = "";  // unreadable: attempted, and it will fail with the reader's error
