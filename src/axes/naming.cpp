@@ -334,14 +334,11 @@ std::vector<std::vector<std::string>> Namer::expand_parts(const AxisName& a0, co
   std::vector<std::vector<std::string>> out;
   Extent product(1);
   for (const auto& p : a.parts) {
-    auto it = part_extent_.find(p);
-    if (it == part_extent_.end() || (it->second == Extent() && !propose_))
-      fail(where(n) + ": tensor '" + tensor + "': regrouping the merged axis '" + a.text() +
-           "' needs the length of its part '" + p + "', which no value gives");
-    product *= it->second;
-    if (is_one(it->second)) continue;
+    const Extent& length = part_extent_.at(p);
+    product *= length;
+    if (is_one(length)) continue;
     out.push_back({p});
-    extents.push_back(it->second);
+    extents.push_back(length);
   }
   if (!(product == extent))
     fail(where(n) + ": tensor '" + tensor + "': the merged axis '" + a.text() + "' is " + extent.to_string() +

@@ -185,6 +185,8 @@ std::vector<LayoutRule> propose_layout(const Model& read, const Options& options
   const std::optional<Model> specialized = specialize(read, options, origin);
   const Model& model = specialized ? *specialized : read;
   stage0::Stage0Result st = stage0::run_stage0(model, stage0::Stage0Options::from(options, ops::operators(), origin));
+  // With an architecture, the layout the build would read: the options', the table's, the rest.
+  if (options.architecture) return axes::effective_layout(model, st, options, origin);
   return axes::propose_layout(model, st, origin);
 }
 

@@ -58,7 +58,8 @@ std::string emit_stage(const BuildRequest& request, Stage stage);
 // A module name from a file name: "mnist-12.hpp" -> "mnist_12".
 std::string module_name_from_path(const std::filesystem::path& p);
 
-// A starting layout for `model` as specialised by `options` (see axes::propose_layout).
+// A starting layout for `model` as specialised by `options` (see axes::propose_layout; where the
+// options name an architecture, the layout the build reads, axes::effective_layout).
 std::vector<LayoutRule> propose_layout(const Model& model, const Options& options, const std::string& origin);
 
 // The same as the JSON text of an options file.
