@@ -35,7 +35,6 @@ const char* const kBert = R"json({"layout": [
   {"pattern": "*embeddings.token_type_embeddings.weight", "axes": ["TokenTypes", "Hidden"]},
   {"pattern": "*embeddings.position_ids", "axes": ["One", "Positions"]},
   {"pattern": "*embeddings.token_type_ids", "axes": ["One", "Positions"]},
-  {"pattern": "onnx::Slice_*", "axes": ["One", "Seq"]},
   {"pattern": "*LayerNorm.*", "axes": ["Hidden"]},
   {"pattern": "*.attention.self.*.weight", "axes": ["(Heads HeadDim)", "Hidden"]},
   {"pattern": "*.attention.self.*.bias", "axes": ["(Heads HeadDim)"]},
@@ -46,14 +45,12 @@ const char* const kBert = R"json({"layout": [
   {"pattern": "*.output.dense.weight", "axes": ["Hidden", "Inner"]},
   {"pattern": "*.output.dense.bias", "axes": ["Hidden"]},
   {"pattern": "*pooler.dense.weight", "axes": ["Pooled", "Hidden"]},
-  {"pattern": "*pooler.dense.bias", "axes": ["Pooled"]},
-  {"pattern": "/Unsqueeze_output_0", "axes": ["Batch", "One", "Seq"]},
-  {"pattern": "/Unsqueeze_1_output_0", "axes": ["Batch", "One", "One", "Seq"]},
-  {"pattern": "/Expand_output_0", "axes": ["Batch", "One", "Seq", "Seq"]}
+  {"pattern": "*pooler.dense.bias", "axes": ["Pooled"]}
 ]})json";
 
 // GPT-2 as transformers' GPT2LMHeadModel is exported. Its Conv1D stores [in, out], as the graph
-// reads it; c_attn writes the query, key and value side by side.
+// reads it; c_attn writes the query, key and value side by side (QKV), which a Split takes apart
+// and Reshapes split into heads: the heads are named where the attention's output meets c_proj.
 const char* const kGpt2 = R"json({"layout": [
   {"pattern": "input_ids", "axes": ["Batch", "Seq"]},
   {"pattern": "attention_mask", "axes": ["Batch", "Seq"]},
@@ -62,8 +59,8 @@ const char* const kGpt2 = R"json({"layout": [
   {"pattern": "*wpe.weight", "axes": ["Positions", "Hidden"]},
   {"pattern": "*ln_*.weight", "axes": ["Hidden"]},
   {"pattern": "*ln_*.bias", "axes": ["Hidden"]},
-  {"pattern": "*.attn.c_attn.weight", "axes": ["Hidden", "(Three Heads HeadDim)"]},
-  {"pattern": "*.attn.c_attn.bias", "axes": ["(Three Heads HeadDim)"]},
+  {"pattern": "*.attn.c_attn.weight", "axes": ["Hidden", "QKV"]},
+  {"pattern": "*.attn.c_attn.bias", "axes": ["QKV"]},
   {"pattern": "*.attn.c_proj.weight", "axes": ["(Heads HeadDim)", "Hidden"]},
   {"pattern": "*.attn.c_proj.bias", "axes": ["Hidden"]},
   {"pattern": "*.mlp.c_fc.weight", "axes": ["Hidden", "Inner"]},

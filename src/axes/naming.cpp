@@ -592,6 +592,9 @@ std::vector<LayoutRule> Namer::proposal() {
         base = "Dyn";
       }
     }
+    // Completing a layout, every axis of length 1 is `One`: it holds no elements, and broadcasts
+    // against any axis, so telling unit axes apart names nothing.
+    if (layout_ && base == "One") return names[root] = base;
     int k = ++used[base];
     std::string nm = k == 1 ? base : base + "_" + std::to_string(k);
     while (used.count(nm) && nm != base && k != 1) nm += "x";
