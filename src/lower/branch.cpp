@@ -54,6 +54,7 @@ void lower_if(LowerContext& cx, const Node& n, const stage0::IfBranches& br, std
     if (!cx.out.kernels) cx.out.kernels = std::make_shared<loom::Module>();
     sub.kernels = cx.out.kernels;
     sub.loom_kernels = std::move(cx.out.loom_kernels);
+    sub.kernel_texts = std::move(cx.out.kernel_texts);
     // The weights the blocks read prepared (packed at load) join the module's too: one list, so a
     // weight both blocks pack is packed once.
     sub.prepared = std::move(cx.out.prepared);
@@ -90,6 +91,7 @@ void lower_if(LowerContext& cx, const Node& n, const stage0::IfBranches& br, std
     }
     cx.fresh_counter = bx.fresh_counter;
     cx.out.loom_kernels = std::move(sub.loom_kernels);
+    cx.out.kernel_texts = std::move(sub.kernel_texts);
     cx.out.prepared = std::move(sub.prepared);
     block.owed = b.owed;
     block.folded = std::move(sub.folded);

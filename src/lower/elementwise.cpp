@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "axes/naming.hpp"
+#include "loom/syntax.hpp"
 #include "lower/context.hpp"
 #include "lower/expression.hpp"
 #include "ops/operator.hpp"
@@ -118,12 +119,20 @@ void Expression::finish(const TensorInfo& out, RowNormalisation normalise) {
                      : normalise == RowNormalisation::LogSoftmax ? "log_softmax"
                      : has_reduction(k)                          ? "row"
                                                                  : "ew";
-  k.symbol = kind + std::to_string(cx_.out.loom_kernels.size());
   if (!cx_.out.kernels) cx_.out.kernels = std::make_shared<loom::Module>();
   cx_.out.kernels->file = cx_.origin;
-  const std::vector<Extent> passed = build_elementwise_kernel(*cx_.out.kernels, k);
-  // An epilogue's kernel takes the rows of a run too, which the product passes.
-  cx_.out.loom_kernels.push_back({k.symbol, passed.size() + (epilogue ? 2 : 0), operands_.size()});
+  // The kernel as text under its kind's name alone: one built before with the same text is this one.
+  loom::Module probe;
+  probe.file = cx_.origin;
+  k.symbol = kind;
+  const std::vector<Extent> passed = build_elementwise_kernel(probe, k);
+  const auto [known, fresh] = cx_.out.kernel_texts.emplace(loom::print_module(probe), kind + std::to_string(cx_.out.loom_kernels.size()));
+  k.symbol = known->second;
+  if (fresh) {
+    build_elementwise_kernel(*cx_.out.kernels, k);
+    // An epilogue's kernel takes the rows of a run too, which the product passes.
+    cx_.out.loom_kernels.push_back({k.symbol, passed.size() + (epilogue ? 2 : 0), operands_.size()});
+  }
   std::vector<Arg> args = {Arg::of_code(k.symbol), Arg::of_extents(out.dims), Arg::of_extents(passed)};
   args.insert(args.end(), args_.begin(), args_.end());
   cx_.call("loom", {TypeArg::of_axes(out.axes), TypeArg::of_code(cx_.compute_type(out.elem))}, args);

@@ -188,6 +188,9 @@ struct LoweredModule {
     std::size_t operands = 0;
   };
   std::vector<LoomKernel> loom_kernels;
+  // Each kernel's Loom text under a name of its kind alone -> its symbol: a kernel built again (a
+  // transformer's layers each normalise and activate alike) is the one built first, compiled once.
+  std::map<std::string, std::string> kernel_texts;
   // What fusion decided for each node of the top-level graph, by index.
   std::map<std::size_t, NodeDecision> decisions;
 };
