@@ -18,6 +18,7 @@ namespace {
 struct TableText {
   const char* name;
   const char* layout_json;
+  std::vector<const char*> forms;  // each form's own rules, ahead of the common ones
   std::vector<std::string> prefixes;
   std::vector<std::pair<std::string, std::string>> ties;
 };
@@ -70,19 +71,27 @@ const char* const kGpt2 = R"json({"layout": [
   {"pattern": "lm_head.weight", "axes": ["Vocab", "Hidden"]}
 ]})json";
 
-// Llama as transformers' LlamaForCausalLM is exported: rotary attention with as many key and value
-// heads as query heads (Llama 2 7B's), a gated feed-forward. Grouped-query attention, where a key
-// head serves several query heads, is not in the table yet.
+// Llama as transformers' LlamaForCausalLM is exported: rotary attention, a gated feed-forward. Two
+// forms of attention: grouped-query (Llama 3's, Mistral's: KvHeads heads of keys and values, each
+// repeated for Groups query heads), and as many key and value heads as query heads (Llama 2 7B's).
+const char* const kLlamaGrouped = R"json({"layout": [
+  {"pattern": "*.self_attn.q_proj.weight", "axes": ["(KvHeads Groups HeadDim)", "Hidden"]},
+  {"pattern": "*.self_attn.k_proj.weight", "axes": ["(KvHeads HeadDim)", "Hidden"]},
+  {"pattern": "*.self_attn.v_proj.weight", "axes": ["(KvHeads HeadDim)", "Hidden"]},
+  {"pattern": "*.self_attn.o_proj.weight", "axes": ["Hidden", "(KvHeads Groups HeadDim)"]}
+]})json";
+const char* const kLlamaPerHead = R"json({"layout": [
+  {"pattern": "*.self_attn.q_proj.weight", "axes": ["(Heads HeadDim)", "Hidden"]},
+  {"pattern": "*.self_attn.k_proj.weight", "axes": ["(Heads HeadDim)", "Hidden"]},
+  {"pattern": "*.self_attn.v_proj.weight", "axes": ["(Heads HeadDim)", "Hidden"]},
+  {"pattern": "*.self_attn.o_proj.weight", "axes": ["Hidden", "(Heads HeadDim)"]}
+]})json";
 const char* const kLlama = R"json({"layout": [
   {"pattern": "input_ids", "axes": ["Batch", "Seq"]},
   {"pattern": "attention_mask", "axes": ["Batch", "Seq"]},
   {"pattern": "position_ids", "axes": ["Batch", "Seq"]},
   {"pattern": "*embed_tokens.weight", "axes": ["Vocab", "Hidden"]},
   {"pattern": "*norm.weight", "axes": ["Hidden"]},
-  {"pattern": "*.self_attn.q_proj.weight", "axes": ["(Heads HeadDim)", "Hidden"]},
-  {"pattern": "*.self_attn.k_proj.weight", "axes": ["(Heads HeadDim)", "Hidden"]},
-  {"pattern": "*.self_attn.v_proj.weight", "axes": ["(Heads HeadDim)", "Hidden"]},
-  {"pattern": "*.self_attn.o_proj.weight", "axes": ["Hidden", "(Heads HeadDim)"]},
   {"pattern": "*.mlp.gate_proj.weight", "axes": ["Inner", "Hidden"]},
   {"pattern": "*.mlp.up_proj.weight", "axes": ["Inner", "Hidden"]},
   {"pattern": "*.mlp.down_proj.weight", "axes": ["Hidden", "Inner"]},
@@ -91,9 +100,9 @@ const char* const kLlama = R"json({"layout": [
 
 const std::vector<TableText>& tables() {
   static const std::vector<TableText> t = {
-      {"bert", kBert, {"bert."}, {{"cls.predictions.decoder.weight", "embeddings.word_embeddings.weight"}}},
-      {"gpt2", kGpt2, {"transformer."}, {{"lm_head.weight", "wte.weight"}}},
-      {"llama", kLlama, {}, {{"lm_head.weight", "model.embed_tokens.weight"}}},
+      {"bert", kBert, {}, {"bert."}, {{"cls.predictions.decoder.weight", "embeddings.word_embeddings.weight"}}},
+      {"gpt2", kGpt2, {}, {"transformer."}, {{"lm_head.weight", "wte.weight"}}},
+      {"llama", kLlama, {kLlamaGrouped, kLlamaPerHead}, {}, {{"lm_head.weight", "model.embed_tokens.weight"}}},
   };
   return t;
 }
@@ -117,7 +126,14 @@ const Architecture& find_architecture(std::string_view name, const std::string& 
     for (const auto& t : tables()) {
       Architecture a;
       a.name = t.name;
-      a.layout = parse_options(t.layout_json, std::string("architecture table '") + t.name + "'").layout;
+      const std::string origin = std::string("architecture table '") + t.name + "'";
+      const auto common = parse_options(t.layout_json, origin).layout;
+      for (const char* form : t.forms) {
+        auto rules = parse_options(form, origin).layout;
+        rules.insert(rules.end(), common.begin(), common.end());
+        a.forms.push_back(std::move(rules));
+      }
+      if (a.forms.empty()) a.forms.push_back(common);
       a.prefixes = t.prefixes;
       a.ties = t.ties;
       out.push_back(std::move(a));
@@ -166,11 +182,11 @@ std::map<std::string, ParameterName> parameter_names(const Graph& graph) {
   return out;
 }
 
-std::vector<LayoutRule> architecture_layout(const Model& model, const Architecture& architecture) {
+std::vector<LayoutRule> architecture_layout(const Model& model, const std::vector<LayoutRule>& table) {
   std::vector<LayoutRule> out;
   for (const auto& [stored, parameter] : parameter_names(model.graph)) {
     if (parameter.name == stored) continue;
-    const LayoutRule* rule = match_layout(architecture.layout, parameter.name, model.graph.name);
+    const LayoutRule* rule = match_layout(table, parameter.name, model.graph.name);
     if (!rule) continue;
     LayoutRule exact;
     exact.pattern = exact_pattern(stored);
@@ -178,17 +194,33 @@ std::vector<LayoutRule> architecture_layout(const Model& model, const Architectu
     if (parameter.transposed) std::reverse(exact.axes.begin(), exact.axes.end());
     out.push_back(std::move(exact));
   }
-  out.insert(out.end(), architecture.layout.begin(), architecture.layout.end());
+  out.insert(out.end(), table.begin(), table.end());
   return out;
 }
 
 std::vector<LayoutRule> effective_layout(const Model& model, const stage0::Stage0Result& analysed, const Options& options,
                                          const std::string& origin) {
   if (!options.architecture) return options.layout;
-  std::vector<LayoutRule> out = options.layout;
-  auto table = architecture_layout(model, find_architecture(*options.architecture, origin));
-  out.insert(out.end(), table.begin(), table.end());
-  return complete_layout(model, analysed, out, origin);
+  const Architecture& architecture = find_architecture(*options.architecture, origin);
+  auto completed = [&](const std::vector<LayoutRule>& form) {
+    std::vector<LayoutRule> out = options.layout;
+    auto table = architecture_layout(model, form);
+    out.insert(out.end(), table.begin(), table.end());
+    return complete_layout(model, analysed, out, origin);
+  };
+  if (architecture.forms.size() == 1) return completed(architecture.forms[0]);
+  // The first form that names the graph without two names meeting; else the first form's refusal.
+  std::optional<Error> first;
+  for (const auto& form : architecture.forms) {
+    try {
+      auto layout = completed(form);
+      name_axes(model, analysed, layout, origin);
+      return layout;
+    } catch (const Error& e) {
+      if (!first) first = e;
+    }
+  }
+  throw *first;
 }
 
 }  // namespace loam::axes

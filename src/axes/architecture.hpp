@@ -26,7 +26,9 @@ namespace loam::axes {
 
 struct Architecture {
   std::string name;
-  std::vector<LayoutRule> layout;
+  // The table's layout, one per form the family's graphs take (Llama's attention with and without
+  // grouped keys): a build reads the first its graph takes without two names meeting.
+  std::vector<std::vector<LayoutRule>> forms;
   // Prefixes a published checkpoint may lack where the graph has them, or have where it lacks them
   // (GPT-2's `transformer.`, a BertForMaskedLM's `bert.`).
   std::vector<std::string> prefixes;
@@ -52,12 +54,13 @@ struct ParameterName {
 // readers of two module paths share, keeps its own name.
 std::map<std::string, ParameterName> parameter_names(const Graph& graph);
 
-// The table's rules as `layout` rules over this model's tensor names: one exact rule per
+// A table's rules (one form's) as `layout` rules over this model's tensor names: one exact rule per
 // initializer stored under another name (axes reversed where transposed), then the table's own.
-std::vector<LayoutRule> architecture_layout(const Model& model, const Architecture& architecture);
+std::vector<LayoutRule> architecture_layout(const Model& model, const std::vector<LayoutRule>& table);
 
 // The layout axis naming reads: the options' own, or, where they name an architecture, the
-// options' rules, then the table's, completed through the operators (axes::complete_layout).
+// options' rules, then the table's (its first form the graph takes), completed through the
+// operators (axes::complete_layout).
 std::vector<LayoutRule> effective_layout(const Model& model, const stage0::Stage0Result& analysed, const Options& options,
                                          const std::string& origin);
 

@@ -191,9 +191,12 @@ class Namer {
   }
 
   void note_plain(const std::string& axis, const Extent& e) {
-    if (!part_extent_.count(axis)) {
+    auto known = part_extent_.find(axis);
+    if (known == part_extent_.end()) {
       part_extent_.emplace(axis, e);
       order_.push_back(axis);
+    } else if (known->second == Extent()) {
+      known->second = e;  // a merge's part whose length no value had given
     }
     extents_seen_[axis].insert(e.to_string());
     auto c = e.constant();
@@ -291,6 +294,14 @@ class Namer {
   std::vector<std::vector<std::string>> expand_parts(const AxisName& a, const Extent& extent, const Node& n,
                                                      const std::string& tensor, std::vector<Extent>& extents);
   void learn_parts(const std::string& in, const std::vector<Extent>& out_dims);
+  // A regrouping's stretch of parts and output axes no run of parts could name (proposal mode).
+  struct Stretch {
+    std::vector<std::string> parts;
+    std::string tensor;
+    std::size_t first = 0, last = 0;  // its output axes, [first, last)
+  };
+  std::vector<Stretch> stretches_;
+  void unite_stretches();
   bool part_known(const std::string& p) const {
     auto it = part_extent_.find(p);
     return it != part_extent_.end() && !(it->second == Extent());
@@ -372,7 +383,6 @@ void Namer::learn_parts(const std::string& in, const std::vector<Extent>& out_di
     if (!(product == in_dims[i]) || split.size() != a.parts.size()) continue;
     for (std::size_t k = 0; k < split.size(); ++k) {
       if (part_known(a.parts[k])) continue;  // a length it disagrees with is refused where it is read
-      part_extent_.erase(a.parts[k]);
       note_plain(a.parts[k], split[k]);
     }
   }
@@ -414,6 +424,7 @@ Partial Namer::regroup(const Node& n, const std::string& in, const std::vector<E
     }
     // No run of parts makes this axis: consume output axes and parts until the products align;
     // every output axis of that stretch is new.
+    const std::size_t first_out = j;
     Extent po = d;
     ++j;
     while (!(prod == po)) {
@@ -425,8 +436,39 @@ Partial Namer::regroup(const Node& n, const std::string& in, const std::vector<E
         break;
       }
     }
+    if (propose_ && layout_ && prod == po && graph_ == &model_.graph && !n.outputs.empty()) {
+      Stretch st{{}, n.outputs[0], first_out, j};
+      for (std::size_t k = start; k < cur; ++k) st.parts.insert(st.parts.end(), parts[k].begin(), parts[k].end());
+      stretches_.push_back(std::move(st));
+    }
   }
   return out;
+}
+
+// Completing a layout: each stretch a regrouping could not name, once the run has named its
+// output axes, is the same parts on both sides (a query projection the table names
+// (KvHeads Groups HeadDim), split into axes the attention later names (KvHeads Groups) and
+// HeadDim): where both sides resolve to as many parts, they are united in order.
+void Namer::unite_stretches() {
+  for (int round = 0; round < 4; ++round) {
+    bool changed = false;
+    for (const auto& st : stretches_) {
+      auto it = named_.find(st.tensor);
+      if (it == named_.end()) continue;
+      const auto& dims = value(st.tensor).dims;
+      std::vector<std::string> in, out;
+      for (const auto& p : st.parts)
+        for (const auto& q : resolve(AxisName{{p}}).parts) in.push_back(q);
+      for (std::size_t j = st.first; j < st.last && j < it->second.size(); ++j) {
+        if (is_one(dims[j])) continue;
+        for (const auto& q : resolve(it->second[j]).parts) out.push_back(q);
+      }
+      if (in.size() != out.size()) continue;
+      for (std::size_t k = 0; k < in.size(); ++k)
+        if (find(in[k]) != find(out[k])) unite(in[k], out[k]), changed = true;
+    }
+    if (!changed) break;
+  }
 }
 
 void Namer::name_node(const Node& n) {
@@ -549,6 +591,7 @@ void Namer::run() {
   for (const auto& name : st_->inputs) ensure_named(name, " (graph input)");
   run_nodes(st_->nodes);
   for (const auto& name : st_->outputs) ensure_named(name, " (graph output)");
+  if (propose_ && layout_) unite_stretches();
 }
 
 AxisNaming Namer::result() {

@@ -93,7 +93,7 @@ TEST(BindCheckpoint, TransposedLinearWeightUnderAnAddedPrefix) {
   EXPECT_EQ(bound->graph.initializers[0].dims, (std::vector<int64_t>{6, 4}));
   EXPECT_EQ(bound->graph.nodes[0].op_type, "Transpose");
   // The table names the weight's axes in the checkpoint's orientation, reversed for the graph's.
-  const auto rules = axes::architecture_layout(model, bert);
+  const auto rules = axes::architecture_layout(model, bert.forms[0]);
   ASSERT_FALSE(rules.empty());
   EXPECT_EQ(rules[0].pattern, "onnx::MatMul_296");
   EXPECT_EQ(rules[0].axes, (std::vector<std::string>{"Hidden", "(Heads HeadDim)"}));
