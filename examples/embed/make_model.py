@@ -18,7 +18,8 @@ onnxruntime's on the same sentences:
     /tmp/torchvenv/bin/python examples/embed/make_model.py build/default/tools/loam/loam --real [--keep DIR]
 
 --keep DIR leaves the exported model there (embed_model.onnx, its split pair embed_model.onnxtext and
-embed_model.safetensors, layout.json), which bench/models/run.sh times with MINILM=DIR.
+embed_model.safetensors, options.json naming the BERT table), which bench/models/run.sh times with
+MINILM=DIR.
 """
 import json
 import os
@@ -107,15 +108,16 @@ def real(loam, keep=None):
     with open(os.path.join(work, "expected.json"), "w") as f:
         json.dump({"sentences": SENTENCES, "similarities": similarities(named, loam)}, f)
     # The example built on the real model, against this Loam installed to a scratch prefix: the
-    # graph, its checkpoint and the layout `loam layout` proposes.
-    subprocess.run([loam, "layout", os.path.join(work, "embed_model.onnxtext"), "-o", os.path.join(work, "layout.json")], check=True)
+    # graph, its checkpoint and options naming BERT's architecture table, no layout.
+    with open(os.path.join(work, "options.json"), "w") as f:
+        f.write('{"architecture": "bert"}\n')
     loam_build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(loam))))  # BUILD/tools/loam/loam
     subprocess.run(["cmake", "--install", loam_build, "--prefix", os.path.join(work, "prefix")], check=True, stdout=subprocess.DEVNULL)
     build = os.path.join(work, "build")
     subprocess.run(["cmake", "-S", HERE, "-B", build, "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={os.path.join(work, 'prefix')}",
                     f"-DEMBED_GRAPH={os.path.join(work, 'embed_model.onnxtext')}",
                     f"-DEMBED_CHECKPOINT={os.path.join(work, 'embed_model.safetensors')}",
-                    f"-DEMBED_LAYOUT={os.path.join(work, 'layout.json')}"], check=True, stdout=subprocess.DEVNULL)
+                    f"-DEMBED_LAYOUT={os.path.join(work, 'options.json')}"], check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cmake", "--build", build], check=True, stdout=subprocess.DEVNULL)
     subprocess.run([os.path.join(build, "embed_example"), os.path.join(work, "embed_model.safetensors"), VOCAB, "--expect",
                     os.path.join(work, "expected.json")], check=True)
