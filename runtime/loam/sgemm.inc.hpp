@@ -2,8 +2,10 @@
 // path every contraction takes: MatMul, Gemm and Conv (through im2col). A register-tiled
 // microkernel computes a tile of SGEMM_MR rows by SGEMM_NR columns, blocked over K so a strip of B
 // stays in L1 and a block of A in L2. On x86-64 the microkernel is AVX2+FMA (4 x 24: twelve
-// accumulators, three loads of B and four broadcasts of A per step), chosen at run time; elsewhere
-// a portable loop computes the same tile.
+// accumulators, three loads of B and four broadcasts of A per step), or where AVX-512 is present
+// 8 x 24 for a whole strip (a 16-lane and an 8-lane accumulator a row: sixteen of the 32 registers,
+// two loads of B and eight broadcasts a step, so a step's FMAs cover 24 columns in two instructions
+// instead of three), chosen at run time; elsewhere a portable loop computes the same tile.
 //
 // Operands are read through strides, so a row-major, a transposed and a packed operand are one
 // code path. A weight is packed once, when the weights load (PackedMatrix, PackedConv): panels of
@@ -129,6 +131,7 @@ struct Sgemm {
       return;
     }
     const bool vector = use_avx2();
+    [[maybe_unused]] const bool wide = vector && use_avx512();
     // One row (a decode step's product): its whole strips in one pass over K each; the blocked
     // loops below take the columns past them.
     std::int64_t j_begin = 0;
@@ -158,7 +161,24 @@ struct Sgemm {
             bp = edge;
             brs = NR;
           }
-          for (std::int64_t i0 = i1; i0 < i1_end; i0 += MR) {
+          for (std::int64_t i0 = i1; i0 < i1_end;) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+            if (wide && cols == NR) {
+              // Up to eight rows, each found through A's panels (two panels of a packed A).
+              const std::int64_t rows = std::min<std::int64_t>(8, i1_end - i0);
+              const float* arows[8];
+              for (std::int64_t r = 0; r < rows; ++r) {
+                const std::int64_t i = i0 + r;
+                arows[r] = a.data + (i / MR) * a.panel_stride + (i % MR) * a.row_stride + k0 * a.col_stride;
+              }
+              Tile t{kc, nullptr, 0, a.col_stride, bp, brs, b.rows ? b.rows + k0 : nullptr, j0, c + i0 * ldc + j0, ldc, cols,
+                     accumulate, last, i0, j0};
+              if (b.rows) wide_rows<true>(t, arows, rows, ep);
+              else wide_rows<false>(t, arows, rows, ep);
+              i0 += rows;
+              continue;
+            }
+#endif
             const std::int64_t rows = std::min(MR, m - i0);
             const float* ap = a.data + (i0 / MR) * a.panel_stride + k0 * a.col_stride;
             Tile t{kc, ap, a.row_stride, a.col_stride, bp, brs, b.rows ? b.rows + k0 : nullptr, j0, c + i0 * ldc + j0, ldc, cols,
@@ -180,6 +200,7 @@ struct Sgemm {
             } else {
               tile_portable(t, rows, ep);
             }
+            i0 += MR;
           }
         }
         // These rows are final: their epilogue reads them while they are in cache.
@@ -188,8 +209,20 @@ struct Sgemm {
     }
   }
 
-  // Set to run the portable microkernel even where AVX2+FMA is present (tests compare the two).
+  // Set to run the portable microkernel even where AVX2+FMA is present (tests compare the two);
+  // narrow_only keeps the AVX2 tile where AVX-512 is present too.
   static inline bool portable_only = false;
+  static inline bool narrow_only = false;
+
+  static bool use_avx512() {
+    if (portable_only || narrow_only) return false;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+    return supported;
+#else
+    return false;
+#endif
+  }
 
   static bool use_avx2() {
     if (portable_only) return false;
@@ -291,6 +324,80 @@ struct Sgemm {
         if (ep.relu) r = _mm256_and_ps(r, _mm256_cmp_ps(r, zero, _CMP_NLE_UQ));
         _mm256_storeu_ps(cs + 8 * v, r);
       }
+    }
+  }
+
+  template <bool INDIRECT>
+  static void wide_rows(const Tile& t, const float* const* arows, std::int64_t rows, const Epilogue& ep) {
+    switch (rows) {
+      case 8: tile_avx512<8, INDIRECT>(t, arows, ep); break;
+      case 7: tile_avx512<7, INDIRECT>(t, arows, ep); break;
+      case 6: tile_avx512<6, INDIRECT>(t, arows, ep); break;
+      case 5: tile_avx512<5, INDIRECT>(t, arows, ep); break;
+      case 4: tile_avx512<4, INDIRECT>(t, arows, ep); break;
+      case 3: tile_avx512<3, INDIRECT>(t, arows, ep); break;
+      case 2: tile_avx512<2, INDIRECT>(t, arows, ep); break;
+      default: tile_avx512<1, INDIRECT>(t, arows, ep); break;
+    }
+  }
+
+  // ROWS x NR of a whole strip: columns 0..15 in a 16-lane accumulator, 16..23 in an 8-lane one.
+  template <int ROWS, bool INDIRECT>
+  __attribute__((target("avx512f,avx512vl,avx2,fma"))) static void tile_avx512(const Tile& t, const float* const* arows,
+                                                                              const Epilogue& ep) {
+    __m512 lo[ROWS];
+    __m256 hi[ROWS];
+    const float* a[ROWS];
+#pragma GCC unroll 8
+    for (int r = 0; r < ROWS; ++r) {
+      lo[r] = _mm512_setzero_ps();
+      hi[r] = _mm256_setzero_ps();
+      a[r] = arows[r];
+    }
+    const float* b = t.b;
+    const std::int64_t acs = t.acs, brs = t.brs;
+#pragma GCC unroll 2
+    for (std::int64_t k = 0; k < t.kc; ++k) {
+      const float* bk = INDIRECT ? t.brows[k] + t.bcol : b;
+      const __m512 b0 = _mm512_loadu_ps(bk);
+      const __m256 b1 = _mm256_loadu_ps(bk + 16);
+#pragma GCC unroll 8
+      for (int r = 0; r < ROWS; ++r) {
+        const float x = a[r][k * acs];
+        lo[r] = _mm512_fmadd_ps(_mm512_set1_ps(x), b0, lo[r]);
+        hi[r] = _mm256_fmadd_ps(_mm256_set1_ps(x), b1, hi[r]);
+      }
+      b += brs;
+    }
+    const bool scale = ep.alpha != 1.0f;
+    const __m512 alpha = _mm512_set1_ps(ep.alpha), zero = _mm512_setzero_ps();
+    const __m256 alpha8 = _mm256_set1_ps(ep.alpha), zero8 = _mm256_setzero_ps();
+#pragma GCC unroll 8
+    for (int r = 0; r < ROWS; ++r) {
+      float* c = t.c + r * t.ldc;
+      __m512 v0 = scale ? _mm512_mul_ps(lo[r], alpha) : lo[r];
+      __m256 v1 = scale ? _mm256_mul_ps(hi[r], alpha8) : hi[r];
+      if (t.accumulate) {
+        v0 = _mm512_add_ps(v0, _mm512_loadu_ps(c));
+        v1 = _mm256_add_ps(v1, _mm256_loadu_ps(c + 16));
+      }
+      if (t.last) {
+        if (ep.row_bias) {
+          v0 = _mm512_add_ps(v0, _mm512_set1_ps(ep.row_bias[t.i0 + r]));
+          v1 = _mm256_add_ps(v1, _mm256_set1_ps(ep.row_bias[t.i0 + r]));
+        }
+        if (ep.col_bias) {
+          v0 = _mm512_add_ps(v0, _mm512_loadu_ps(ep.col_bias + t.j0));
+          v1 = _mm256_add_ps(v1, _mm256_loadu_ps(ep.col_bias + t.j0 + 16));
+        }
+        // Relu keeping NaN (as ONNX's Relu does): keep v where it is not <= 0, which NaN is not.
+        if (ep.relu) {
+          v0 = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v0, zero, _CMP_NLE_UQ), v0);
+          v1 = _mm256_and_ps(v1, _mm256_cmp_ps(v1, zero8, _CMP_NLE_UQ));
+        }
+      }
+      _mm512_storeu_ps(c, v0);
+      _mm256_storeu_ps(c + 16, v1);
     }
   }
 

@@ -430,34 +430,55 @@ TEST(Windows, MaxPoolIndicesRowAndColumnMajor) {
   EXPECT_EQ(values(padded), (std::vector<std::int64_t>{3, 1, 7, 7, 9, 11, 15, 13}));
 }
 
-// The SGEMM's two microkernels against a plain triple loop, over shapes that cross every edge (one
-// row too, whose AVX2 path takes whole strips in one pass over K).
-TEST(Sgemm, BothPathsMatchAPlainProduct) {
+// Runs `body` under each microkernel this machine has: AVX-512's wide tile (where present), AVX2's,
+// the portable loop; `mode` names the one running.
+template <class Body>
+void each_sgemm_path(Body body) {
+  for (const char* mode : {"wide", "avx2", "portable"}) {
+    Sgemm::narrow_only = std::string(mode) == "avx2";
+    Sgemm::portable_only = std::string(mode) == "portable";
+    body(mode);
+  }
+  Sgemm::narrow_only = Sgemm::portable_only = false;
+}
+
+// The SGEMM's microkernels against a plain triple loop, over shapes that cross every edge (one
+// row too, whose AVX2 path takes whole strips in one pass over K), with A row-major and read
+// transposed, a row or a column bias.
+TEST(Sgemm, EveryPathMatchesAPlainProduct) {
   std::mt19937 gen(3);
   std::uniform_real_distribution<float> u(-1, 1);
-  for (auto [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {5, 23, 7}, {4, 24, 256}, {9, 49, 300}, {130, 25, 3}, {6, 40, 9}, {3, 7, 0}, {1, 50, 9}, {1, 71, 300}, {1, 24, 4}, {1, 5, 3}}) {
+  for (auto [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {5, 23, 7}, {4, 24, 256}, {9, 49, 300}, {130, 25, 3}, {6, 40, 9}, {3, 7, 0}, {1, 50, 9}, {1, 71, 300}, {1, 24, 4}, {1, 5, 3}, {13, 48, 300}, {130, 72, 20}, {8, 24, 1}}) {
     std::vector<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n)), bias(static_cast<std::size_t>(m));
     for (auto& v : a) v = u(gen);
     for (auto& v : b) v = u(gen);
     for (auto& v : bias) v = u(gen);
-    std::vector<double> want(static_cast<std::size_t>(m * n));
+    std::vector<float> at(static_cast<std::size_t>(m * k)), col_bias(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t q = 0; q < k; ++q) at[q * m + i] = a[i * k + q];
+    for (auto& v : col_bias) v = u(gen);
+    std::vector<double> want(static_cast<std::size_t>(m * n)), want_col(static_cast<std::size_t>(m * n));
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
         double s = 0;
         for (std::int64_t q = 0; q < k; ++q) s += double(a[i * k + q]) * b[q * n + j];
         want[i * n + j] = std::max(0.0, 0.5 * s + bias[i]);
+        want_col[i * n + j] = s + col_bias[j];
       }
-    for (bool portable : {false, true}) {
-      Sgemm::portable_only = portable;
+    each_sgemm_path([&](const char* mode) {
       std::vector<float> c(static_cast<std::size_t>(m * n), 123.0f);
       Sgemm::Epilogue ep;
       ep.alpha = 0.5f;
       ep.row_bias = bias.data();
       ep.relu = true;
       Sgemm::run(m, n, k, Sgemm::AOperand::row_major(a.data(), k), Sgemm::BOperand::row_major(b.data(), n), c.data(), n, ep);
-      for (std::size_t i = 0; i < c.size(); ++i) ASSERT_NEAR(c[i], want[i], 1e-4) << m << "x" << n << "x" << k << " portable=" << portable;
-    }
-    Sgemm::portable_only = false;
+      for (std::size_t i = 0; i < c.size(); ++i) ASSERT_NEAR(c[i], want[i], 1e-4) << m << "x" << n << "x" << k << " " << mode;
+      Sgemm::Epilogue plain;
+      plain.col_bias = col_bias.data();
+      Sgemm::run(m, n, k, Sgemm::AOperand::transposed(at.data(), m), Sgemm::BOperand::row_major(b.data(), n), c.data(), n, plain);
+      for (std::size_t i = 0; i < c.size(); ++i)
+        ASSERT_NEAR(c[i], want_col[i], 1e-4) << m << "x" << n << "x" << k << " " << mode << ", A transposed";
+    });
   }
 }
 
@@ -469,8 +490,7 @@ TEST(Sgemm, FusedReluZeroesNegativesAndKeepsNaN) {
   for (std::int64_t n : {24, 5}) {
     std::vector<float> a = {1.0f, -1.0f}, b(static_cast<std::size_t>(n));
     for (std::int64_t j = 0; j < n; ++j) b[static_cast<std::size_t>(j)] = j == 3 ? nan : static_cast<float>(j % 2 ? j : -j);
-    for (bool portable : {false, true}) {
-      Sgemm::portable_only = portable;
+    each_sgemm_path([&](const char* mode) {
       std::vector<float> c(static_cast<std::size_t>(2 * n), 123.0f);
       Sgemm::Epilogue ep;
       ep.relu = true;
@@ -478,15 +498,14 @@ TEST(Sgemm, FusedReluZeroesNegativesAndKeepsNaN) {
       for (std::int64_t j = 0; j < n; ++j) {
         const float v0 = c[static_cast<std::size_t>(j)], v1 = c[static_cast<std::size_t>(n + j)];
         if (j == 3) {
-          EXPECT_TRUE(std::isnan(v0) && std::isnan(v1)) << "n=" << n << " portable=" << portable;
+          EXPECT_TRUE(std::isnan(v0) && std::isnan(v1)) << "n=" << n << " " << mode;
         } else {
           const float x = static_cast<float>(j % 2 ? j : -j);
-          EXPECT_EQ(v0, x > 0 ? x : 0.0f) << j;
-          EXPECT_EQ(v1, -x > 0 ? -x : 0.0f) << j;
+          EXPECT_EQ(v0, x > 0 ? x : 0.0f) << j << " " << mode;
+          EXPECT_EQ(v1, -x > 0 ? -x : 0.0f) << j << " " << mode;
         }
       }
-    }
-    Sgemm::portable_only = false;
+    });
   }
 }
 
