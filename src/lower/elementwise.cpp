@@ -121,15 +121,19 @@ void Expression::finish(const TensorInfo& out, RowNormalisation normalise) {
                                                                  : "ew";
   if (!cx_.out.kernels) cx_.out.kernels = std::make_shared<loom::Module>();
   cx_.out.kernels->file = cx_.origin;
-  // The kernel as text under its kind's name alone: one built before with the same text is this one.
-  loom::Module probe;
-  probe.file = cx_.origin;
+  // The kernel is built apart under its kind's name alone: one built before with the same text is
+  // this one; a new one takes its own name and joins the module.
+  loom::Module built;
+  built.file = cx_.origin;
   k.symbol = kind;
-  const std::vector<Extent> passed = build_elementwise_kernel(probe, k);
-  const auto [known, fresh] = cx_.out.kernel_texts.emplace(loom::print_module(probe), kind + std::to_string(cx_.out.loom_kernels.size()));
+  const std::vector<Extent> passed = build_elementwise_kernel(built, k);
+  const auto [known, fresh] = cx_.out.kernel_texts.emplace(loom::print_module(built), kind + std::to_string(cx_.out.loom_kernels.size()));
   k.symbol = known->second;
   if (fresh) {
-    build_elementwise_kernel(*cx_.out.kernels, k);
+    for (auto& op : built.ops) {
+      if (op->symbol() == kind) op->attr("symbol").text = k.symbol;
+      cx_.out.kernels->ops.push_back(std::move(op));
+    }
     // An epilogue's kernel takes the rows of a run too, which the product passes.
     cx_.out.loom_kernels.push_back({k.symbol, passed.size() + (epilogue ? 2 : 0), operands_.size()});
   }
