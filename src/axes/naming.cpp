@@ -306,6 +306,9 @@ class Namer {
     auto it = part_extent_.find(p);
     return it != part_extent_.end() && !(it->second == Extent());
   }
+  bool parts_known(const AxisName& a) const {
+    return std::all_of(a.parts.begin(), a.parts.end(), [this](const std::string& p) { return part_known(p); });
+  }
 };
 
 Partial Namer::broadcast(const Node& n, const std::vector<std::string>& operands, std::size_t out_rank) {
@@ -336,9 +339,7 @@ std::vector<std::vector<std::string>> Namer::expand_parts(const AxisName& a0, co
   AxisName a = resolve(a0);
   // An axis at length 1 (a merged axis too, as a keepdims reduction leaves it) holds no part.
   if (is_one(extent)) return {};
-  bool unknown = false;
-  for (const auto& p : a.parts) unknown = unknown || !part_known(p);
-  if (a.parts.size() == 1 || unknown) {
+  if (a.parts.size() == 1 || !parts_known(a)) {
     extents.push_back(extent);
     return {a.parts};
   }
@@ -365,10 +366,7 @@ void Namer::learn_parts(const std::string& in, const std::vector<Extent>& out_di
   Extent before(1);
   for (std::size_t i = 0; i < in_axes.size(); before = before * in_dims[i], ++i) {
     AxisName a = resolve(in_axes[i]);
-    std::vector<std::string> unknown;
-    for (const auto& p : a.parts)
-      if (!part_known(p)) unknown.push_back(p);
-    if (a.parts.size() < 2 || unknown.empty() || is_one(in_dims[i])) continue;
+    if (a.parts.size() < 2 || parts_known(a) || is_one(in_dims[i])) continue;
     std::size_t j = 0;
     Extent at(1);
     while (j < out_dims.size() && !(at == before)) at = at * out_dims[j++];
