@@ -40,8 +40,8 @@ Tensor<float, L> random_tensor(const typename Tensor<float, L>::Extents& e, unsi
   return Tensor<float, L>(e, random_values(element_count(e), seed));
 }
 
-// C[M, N] = A[M, K] B[K, N], B packed as a weight is.
-void BM_Sgemm(benchmark::State& state) {
+// C[M, N] = A[M, K] B[K, N], B packed as a weight is, by the tile the machine chooses.
+void sgemm(benchmark::State& state) {
   const std::int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const auto a = random_values(m * k, 1), b = random_values(k * n, 2);
   std::vector<float> packed(static_cast<std::size_t>(Sgemm::packed_b_size(k, n))), c(static_cast<std::size_t>(m * n));
@@ -52,14 +52,23 @@ void BM_Sgemm(benchmark::State& state) {
   }
   report_flops(state, 2.0 * m * n * k);
 }
+void BM_Sgemm(benchmark::State& state) { sgemm(state); }
+// The same with the AVX2 tile where AVX-512 is present too, to measure what the wide tile gains.
+void BM_SgemmAvx2Tile(benchmark::State& state) {
+  Sgemm::narrow_only = true;
+  sgemm(state);
+  Sgemm::narrow_only = false;
+}
 BENCHMARK(BM_Sgemm)
     ->Args({8, 784, 25})     // MNIST conv 1: Cout x H*W x Cin*k*k
     ->Args({16, 196, 200})   // MNIST conv 2
     ->Args({1, 10, 256})     // MNIST dense, batch 1
     ->Args({64, 512, 784})   // MLP layer, batch 64
+    ->Args({128, 1536, 384}) // all-MiniLM-L6-v2's feed-forward at sequence 128
     ->Args({128, 128, 128})
     ->Args({256, 256, 256})
     ->Args({512, 512, 512});
+BENCHMARK(BM_SgemmAvx2Tile)->Args({64, 512, 784})->Args({128, 1536, 384})->Args({256, 256, 256});
 
 struct N {};
 struct C {};

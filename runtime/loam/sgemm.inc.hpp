@@ -131,7 +131,7 @@ struct Sgemm {
       return;
     }
     const bool vector = use_avx2();
-    [[maybe_unused]] const bool wide = vector && use_avx512();
+    [[maybe_unused]] const bool wide = use_avx512();
     // One row (a decode step's product): its whole strips in one pass over K each; the blocked
     // loops below take the columns past them.
     std::int64_t j_begin = 0;
@@ -215,7 +215,7 @@ struct Sgemm {
   static inline bool narrow_only = false;
 
   static bool use_avx512() {
-    if (portable_only || narrow_only) return false;
+    if (narrow_only || !use_avx2()) return false;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     static const bool supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
     return supported;
