@@ -1,5 +1,6 @@
 #include "options/options.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fstream>
@@ -32,7 +33,7 @@ class OptionsReader {
                               "outputs", "ranges", "values", "webgpu"});
     Options o;
     if (auto* v = optional_field(root, "layout")) o.layout = read_layout(*v, "layout");
-    if (auto* v = optional_field(root, "architecture")) o.architecture = read_string(*v, "architecture");
+    if (auto* v = optional_field(root, "architecture")) o.architecture = read_architecture(*v, "architecture");
     if (auto* v = optional_field(root, "dims")) o.dims = read_dims(*v, "dims");
     if (auto* v = optional_field(root, "ranges")) o.ranges = read_ranges(*v, "ranges");
     for (const auto& [name, range] : o.ranges)
@@ -68,6 +69,17 @@ class OptionsReader {
       for (const char* k : known) list += std::string(list.empty() ? "" : ", ") + k;
       fail_at(json_key_path_join(path, it.key()), "unknown key (expected one of: " + list + ")");
     }
+  }
+
+  std::string read_architecture(const json& v, const std::string& path) const {
+    std::string name = read_string(v, path);
+    const auto& known = architecture_names();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      fail_at(path, "no built-in table '" + name + "' (expected one of: " + list + ")");
+    }
+    return name;
   }
 
   std::string read_string(const json& v, const std::string& path) const {
@@ -258,6 +270,11 @@ class OptionsReader {
 };
 
 }  // namespace
+
+const std::vector<std::string>& architecture_names() {
+  static const std::vector<std::string> names = {"bert", "gpt2", "llama"};
+  return names;
+}
 
 Options parse_options(std::string_view json_text, const std::string& origin) {
   json root = parse_strict_json(json_text, origin);

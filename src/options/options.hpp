@@ -36,7 +36,7 @@ struct FixedValue {
 
 struct Options {
   std::vector<LayoutRule> layout;                 // ordered; the first rule that matches wins
-  std::optional<std::string> architecture;        // accepted, not read yet
+  std::optional<std::string> architecture;        // one of architecture_names(): a built-in table
   std::map<std::string, int64_t> dims;            // dim_param -> static extent
   // dim_param -> the lengths it may take, [lo, hi] within [0, 2^31 - 1]: stage 0 proves with them
   // and forward refuses a length outside them
@@ -51,6 +51,10 @@ struct Options {
   bool webgpu = false;                            // accepted, not read yet
   bool operator==(const Options&) const = default;
 };
+
+// The architecture tables Loam ships (src/axes/architecture.cpp holds them), the names
+// `architecture` may take.
+const std::vector<std::string>& architecture_names();
 
 // Parses and validates options JSON. `origin` names the file in errors ("opts.json: key
 // 'layout[2].axes[0]': expected a string").

@@ -128,4 +128,20 @@ TEST(BindCheckpoint, RefusalsNameWhatWasTried) {
   }
 }
 
+// The names the options reader accepts are exactly the tables Loam has: each one finds its table,
+// and a name no table has is refused listing the same names.
+TEST(BindCheckpoint, TheOptionsNameEveryTableAndNoOther) {
+  std::string list;
+  for (const auto& name : architecture_names()) {
+    EXPECT_EQ(axes::find_architecture(name, "opts.json").name, name);
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  try {
+    axes::find_architecture("none", "opts.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "opts.json: architecture 'none': Loam has no table of that name (it has " + list + ")");
+  }
+}
+
 }  // namespace
