@@ -3,9 +3,10 @@
 // microkernel computes a tile of SGEMM_MR rows by SGEMM_NR columns, blocked over K so a strip of B
 // stays in L1 and a block of A in L2. On x86-64 the microkernel is AVX2+FMA (4 x 24: twelve
 // accumulators, three loads of B and four broadcasts of A per step), or where AVX-512 is present
-// 8 x 24 for a whole strip (a 16-lane and an 8-lane accumulator a row: sixteen of the 32 registers,
-// two loads of B and eight broadcasts a step, so a step's FMAs cover 24 columns in two instructions
-// instead of three), chosen at run time; elsewhere a portable loop computes the same tile.
+// 8 x 24 (a 16-lane and an 8-lane accumulator a row: sixteen of the 32 registers, two loads of B
+// and eight broadcasts a step, so a step's FMAs cover 24 columns in two instructions instead of
+// three; a strip's last columns through lane masks), chosen at run time; elsewhere a portable loop
+// computes the same tile.
 //
 // Operands are read through strides, so a row-major, a transposed and a packed operand are one
 // code path. A weight is packed once, when the weights load (PackedMatrix, PackedConv): panels of
@@ -151,7 +152,9 @@ struct Sgemm {
           const std::int64_t cols = std::min(NR, n - j0);
           const float* bp = b.rows ? nullptr : b.data + (j0 / NR) * b.panel_stride + k0 * b.row_stride;
           std::int64_t brs = b.row_stride;
-          if (cols < NR && !b.padded) {
+          // A partial strip of an unpadded B: the AVX-512 tile reads it through masks; the others
+          // read a padded copy.
+          if (cols < NR && !b.padded && !wide) {
             for (std::int64_t kk = 0; kk < kc; ++kk) {
               const float* src = bp + kk * brs;
               float* dst = edge + kk * NR;
@@ -163,7 +166,7 @@ struct Sgemm {
           }
           for (std::int64_t i0 = i1; i0 < i1_end;) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-            if (wide && cols == NR) {
+            if (wide) {
               // Up to eight rows, each found through A's panels (two panels of a packed A).
               const std::int64_t rows = std::min<std::int64_t>(8, i1_end - i0);
               const float* arows[8];
@@ -173,8 +176,9 @@ struct Sgemm {
               }
               Tile t{kc, nullptr, 0, a.col_stride, bp, brs, b.rows ? b.rows + k0 : nullptr, j0, c + i0 * ldc + j0, ldc, cols,
                      accumulate, last, i0, j0};
-              if (b.rows) wide_rows<true>(t, arows, rows, ep);
-              else wide_rows<false>(t, arows, rows, ep);
+              if (b.rows) wide_rows<Wide::Indirect>(t, arows, rows, ep);
+              else if (cols < NR && !b.padded) wide_rows<Wide::MaskedB>(t, arows, rows, ep);
+              else wide_rows<Wide::Direct>(t, arows, rows, ep);
               i0 += rows;
               continue;
             }
@@ -327,24 +331,61 @@ struct Sgemm {
     }
   }
 
-  template <bool INDIRECT>
+  // How the AVX-512 tile reads a strip of B: through `b` and its row stride, NR columns readable
+  // (a packed or padded B, or a whole strip); the same with only the strip's columns readable (the
+  // last, partial strip of an unpadded B, read through masks); or through indirect rows.
+  enum class Wide { Direct, MaskedB, Indirect };
+
+  // A strip of t.cols columns: the whole tile, or for a partial strip of at most 8 columns of a
+  // direct B only the 8-lane vector a row, so such an edge (32 or 128 columns end in one) costs a
+  // third of a whole strip's FMAs. (A 16-lane-only variant would gain less, for as many
+  // instantiations more, compiled into every module.)
+  template <Wide HOW>
   static void wide_rows(const Tile& t, const float* const* arows, std::int64_t rows, const Epilogue& ep) {
-    switch (rows) {
-      case 8: tile_avx512<8, INDIRECT>(t, arows, ep); break;
-      case 7: tile_avx512<7, INDIRECT>(t, arows, ep); break;
-      case 6: tile_avx512<6, INDIRECT>(t, arows, ep); break;
-      case 5: tile_avx512<5, INDIRECT>(t, arows, ep); break;
-      case 4: tile_avx512<4, INDIRECT>(t, arows, ep); break;
-      case 3: tile_avx512<3, INDIRECT>(t, arows, ep); break;
-      case 2: tile_avx512<2, INDIRECT>(t, arows, ep); break;
-      default: tile_avx512<1, INDIRECT>(t, arows, ep); break;
+    if (HOW != Wide::Indirect && t.cols <= 8) wide_rows<Wide::MaskedB, 8>(t, arows, rows, ep);
+    else wide_rows<HOW, NR>(t, arows, rows, ep);
+  }
+  template <Wide HOW, int WIDTH>
+  static void wide_rows(const Tile& t, const float* const* arows, std::int64_t rows, const Epilogue& ep) {
+    if constexpr (HOW == Wide::MaskedB) {
+      // An edge: 1, 2, 4 or 8 rows computed, the rows past `rows` reading its last row again and
+      // storing nothing, so each width is four instantiations rather than eight.
+      const float* padded[8];
+      for (std::int64_t r = 0; r < 8; ++r) padded[r] = arows[std::min<std::int64_t>(r, rows - 1)];
+      if (rows > 4) tile_avx512<8, HOW, WIDTH>(t, padded, rows, ep);
+      else if (rows > 2) tile_avx512<4, HOW, WIDTH>(t, padded, rows, ep);
+      else if (rows > 1) tile_avx512<2, HOW, WIDTH>(t, padded, rows, ep);
+      else tile_avx512<1, HOW, WIDTH>(t, padded, rows, ep);
+    } else {
+      switch (rows) {
+        case 8: tile_avx512<8, HOW, WIDTH>(t, arows, 8, ep); break;
+        case 7: tile_avx512<7, HOW, WIDTH>(t, arows, 7, ep); break;
+        case 6: tile_avx512<6, HOW, WIDTH>(t, arows, 6, ep); break;
+        case 5: tile_avx512<5, HOW, WIDTH>(t, arows, 5, ep); break;
+        case 4: tile_avx512<4, HOW, WIDTH>(t, arows, 4, ep); break;
+        case 3: tile_avx512<3, HOW, WIDTH>(t, arows, 3, ep); break;
+        case 2: tile_avx512<2, HOW, WIDTH>(t, arows, 2, ep); break;
+        default: tile_avx512<1, HOW, WIDTH>(t, arows, 1, ep); break;
+      }
     }
   }
 
-  // ROWS x NR of a whole strip: columns 0..15 in a 16-lane accumulator, 16..23 in an 8-lane one.
-  template <int ROWS, bool INDIRECT>
+  // ROWS x WIDTH of a strip: with WIDTH 24, columns 0..15 in a 16-lane accumulator and 16..23 in
+  // an 8-lane one; with 8, the 8-lane one alone, on columns 0..7.
+  // A strip of fewer columns (t.cols) is computed through lane masks: its stores, and the loads of
+  // C and of the column bias, touch only its columns, so no edge takes a narrower kernel or a
+  // scalar loop.
+  // Rows at `rows` and past it (below ROWS) are computed and not stored.
+  template <int ROWS, Wide HOW, int WIDTH>
   __attribute__((target("avx512f,avx512vl,avx2,fma"))) static void tile_avx512(const Tile& t, const float* const* arows,
-                                                                              const Epilogue& ep) {
+                                                                              std::int64_t rows, const Epilogue& ep) {
+    static_assert(WIDTH == NR || WIDTH == 8, "tile_avx512: a strip of 24 columns, or of 8");
+    constexpr bool LO = WIDTH == NR;
+    constexpr int HI_AT = WIDTH == 8 ? 0 : 16;  // the first column of the 8-lane vector
+    const bool whole = t.cols == WIDTH;
+    const __mmask16 mlo = static_cast<__mmask16>(t.cols >= 16 ? 0xFFFF : (1u << t.cols) - 1);
+    const std::int64_t hi_cols = t.cols - HI_AT;
+    const __mmask8 mhi = static_cast<__mmask8>(hi_cols >= 8 ? 0xFF : hi_cols > 0 ? (1u << hi_cols) - 1 : 0);
     __m512 lo[ROWS];
     __m256 hi[ROWS];
     const float* a[ROWS];
@@ -358,13 +399,15 @@ struct Sgemm {
     const std::int64_t acs = t.acs, brs = t.brs;
 #pragma GCC unroll 2
     for (std::int64_t k = 0; k < t.kc; ++k) {
-      const float* bk = INDIRECT ? t.brows[k] + t.bcol : b;
-      const __m512 b0 = _mm512_loadu_ps(bk);
-      const __m256 b1 = _mm256_loadu_ps(bk + 16);
+      const float* bk = HOW == Wide::Indirect ? t.brows[k] + t.bcol : b;
+      __m512 b0 = _mm512_setzero_ps();
+      __m256 b1 = _mm256_setzero_ps();
+      if constexpr (LO) b0 = HOW == Wide::MaskedB ? _mm512_maskz_loadu_ps(mlo, bk) : _mm512_loadu_ps(bk);
+      b1 = HOW == Wide::MaskedB ? _mm256_maskz_loadu_ps(mhi, bk + HI_AT) : _mm256_loadu_ps(bk + HI_AT);
 #pragma GCC unroll 8
       for (int r = 0; r < ROWS; ++r) {
         const float x = a[r][k * acs];
-        lo[r] = _mm512_fmadd_ps(_mm512_set1_ps(x), b0, lo[r]);
+        if constexpr (LO) lo[r] = _mm512_fmadd_ps(_mm512_set1_ps(x), b0, lo[r]);
         hi[r] = _mm256_fmadd_ps(_mm256_set1_ps(x), b1, hi[r]);
       }
       b += brs;
@@ -372,14 +415,21 @@ struct Sgemm {
     const bool scale = ep.alpha != 1.0f;
     const __m512 alpha = _mm512_set1_ps(ep.alpha), zero = _mm512_setzero_ps();
     const __m256 alpha8 = _mm256_set1_ps(ep.alpha), zero8 = _mm256_setzero_ps();
+    __m512 col0 = zero;
+    __m256 col1 = zero8;
+    if (t.last && ep.col_bias) {
+      if constexpr (LO) col0 = _mm512_maskz_loadu_ps(mlo, ep.col_bias + t.j0);
+      col1 = _mm256_maskz_loadu_ps(mhi, ep.col_bias + t.j0 + HI_AT);
+    }
 #pragma GCC unroll 8
     for (int r = 0; r < ROWS; ++r) {
+      if (r >= rows) break;
       float* c = t.c + r * t.ldc;
       __m512 v0 = scale ? _mm512_mul_ps(lo[r], alpha) : lo[r];
       __m256 v1 = scale ? _mm256_mul_ps(hi[r], alpha8) : hi[r];
       if (t.accumulate) {
-        v0 = _mm512_add_ps(v0, _mm512_loadu_ps(c));
-        v1 = _mm256_add_ps(v1, _mm256_loadu_ps(c + 16));
+        if constexpr (LO) v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(mlo, c));
+        v1 = _mm256_add_ps(v1, _mm256_maskz_loadu_ps(mhi, c + HI_AT));
       }
       if (t.last) {
         if (ep.row_bias) {
@@ -387,8 +437,8 @@ struct Sgemm {
           v1 = _mm256_add_ps(v1, _mm256_set1_ps(ep.row_bias[t.i0 + r]));
         }
         if (ep.col_bias) {
-          v0 = _mm512_add_ps(v0, _mm512_loadu_ps(ep.col_bias + t.j0));
-          v1 = _mm256_add_ps(v1, _mm256_loadu_ps(ep.col_bias + t.j0 + 16));
+          v0 = _mm512_add_ps(v0, col0);
+          v1 = _mm256_add_ps(v1, col1);
         }
         // Relu keeping NaN (as ONNX's Relu does): keep v where it is not <= 0, which NaN is not.
         if (ep.relu) {
@@ -396,8 +446,13 @@ struct Sgemm {
           v1 = _mm256_and_ps(v1, _mm256_cmp_ps(v1, zero8, _CMP_NLE_UQ));
         }
       }
-      _mm512_storeu_ps(c, v0);
-      _mm256_storeu_ps(c + 16, v1);
+      if (whole) {
+        if constexpr (LO) _mm512_storeu_ps(c, v0);
+        _mm256_storeu_ps(c + HI_AT, v1);
+      } else {
+        if constexpr (LO) _mm512_mask_storeu_ps(c, mlo, v0);
+        _mm256_mask_storeu_ps(c + HI_AT, mhi, v1);
+      }
     }
   }
 

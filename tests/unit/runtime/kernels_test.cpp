@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <random>
 
 #include "loam/runtime.hpp"
@@ -478,6 +480,67 @@ TEST(Sgemm, EveryPathMatchesAPlainProduct) {
       Sgemm::run(m, n, k, Sgemm::AOperand::transposed(at.data(), m), Sgemm::BOperand::row_major(b.data(), n), c.data(), n, plain);
       for (std::size_t i = 0; i < c.size(); ++i)
         ASSERT_NEAR(c[i], want_col[i], 1e-4) << m << "x" << n << "x" << k << " " << mode << ", A transposed";
+    });
+  }
+}
+
+// Floats placed so the last one ends a readable page and the next page faults: a kernel that
+// reads or writes one float past the operand stops the test.
+class GuardedFloats {
+ public:
+  explicit GuardedFloats(std::size_t count) {
+    page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::size_t data_pages = (count * sizeof(float) + page_ - 1) / page_;
+    bytes_ = (data_pages + 1) * page_;
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::runtime_error("mmap failed");
+    base_ = static_cast<std::byte*>(p);
+    if (mprotect(base_ + data_pages * page_, page_, PROT_NONE) != 0) throw std::runtime_error("mprotect failed");
+    data_ = reinterpret_cast<float*>(base_ + data_pages * page_) - count;
+  }
+  GuardedFloats(const GuardedFloats&) = delete;
+  GuardedFloats& operator=(const GuardedFloats&) = delete;
+  ~GuardedFloats() { munmap(base_, bytes_); }
+  float* data() const { return data_; }
+
+ private:
+  std::size_t page_ = 0, bytes_ = 0;
+  std::byte* base_ = nullptr;
+  float* data_ = nullptr;
+};
+
+// A product whose last strip is partial (n not a multiple of 24), its B, C and column bias each
+// ending where the next page faults, and C's rows wider than n: every path reads and writes only
+// the product's columns, and leaves the rest of C's rows as they were.
+TEST(Sgemm, PartialStripsTouchOnlyTheirColumns) {
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (auto [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{9, 8, 5}, {17, 32, 40}, {3, 47, 2}, {1, 13, 7}, {12, 128, 32}}) {
+    const std::int64_t ldc = n + 3;
+    GuardedFloats b(static_cast<std::size_t>(k * n)), c(static_cast<std::size_t>(m * ldc)), col_bias(static_cast<std::size_t>(n));
+    std::vector<float> a(static_cast<std::size_t>(m * k));
+    for (auto& v : a) v = u(gen);
+    for (std::int64_t i = 0; i < k * n; ++i) b.data()[i] = u(gen);
+    for (std::int64_t j = 0; j < n; ++j) col_bias.data()[j] = u(gen);
+    each_sgemm_path([&](const char* mode) {
+      for (const bool accumulate : {false, true}) {
+        for (std::int64_t i = 0; i < m * ldc; ++i) c.data()[i] = 2.0f;
+        Sgemm::Epilogue ep;
+        ep.col_bias = col_bias.data();
+        ep.accumulate = accumulate;
+        Sgemm::run(m, n, k, Sgemm::AOperand::row_major(a.data(), k), Sgemm::BOperand::row_major(b.data(), n), c.data(), ldc, ep);
+        for (std::int64_t i = 0; i < m; ++i)
+          for (std::int64_t j = 0; j < ldc; ++j) {
+            double want = 2.0;
+            if (j < n) {
+              double s = accumulate ? 2.0 : 0.0;
+              for (std::int64_t q = 0; q < k; ++q) s += double(a[i * k + q]) * b.data()[q * n + j];
+              want = s + col_bias.data()[j];
+            }
+            ASSERT_NEAR(c.data()[i * ldc + j], want, 1e-4) << m << "x" << n << "x" << k << " " << mode << " row " << i << " column " << j
+                                                           << (accumulate ? ", accumulating" : "");
+          }
+      }
     });
   }
 }
