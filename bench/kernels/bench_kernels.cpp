@@ -1,26 +1,20 @@
 // Kernel microbenchmarks: the SGEMM at the shapes the example models reach, the Conv and pool
 // layers of MNIST-12, and whole forward passes of MNIST-12 and an MLP written against the runtime
 // as a generated module would call it (weights packed once, conv + bias + relu fused). Reports
-// GFLOP/s and the fraction of one core's peak (2 FMA units x 8 lanes x 2 flops x clock).
+// GFLOP/s and the fraction of one core's FMA peak, measured as the benchmark starts.
 #include <benchmark/benchmark.h>
 
-#include <fstream>
 #include <random>
 
+#include "fma_peak.hpp"
 #include "loam/runtime.hpp"
 
 namespace {
 
 using namespace loam_runtime;
 
-double clock_hz() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("cpu MHz", 0) == 0) return std::stod(line.substr(line.find(':') + 1)) * 1e6;
-  return 0;
-}
-
-const double PEAK_FLOPS = 2 * 8 * 2 * clock_hz();
+// One core's FMA peak, measured when the benchmark starts (bench/fma_peak.hpp).
+const double PEAK_FLOPS = loam_bench::measure_fma_peak().gflops * 1e9;
 
 void report_flops(benchmark::State& state, double flops_per_iteration) {
   state.counters["GFLOP/s"] = benchmark::Counter(flops_per_iteration * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
@@ -40,23 +34,31 @@ Tensor<float, L> random_tensor(const typename Tensor<float, L>::Extents& e, unsi
   return Tensor<float, L>(e, random_values(element_count(e), seed));
 }
 
-// C[M, N] = A[M, K] B[K, N], B packed as a weight is, by the tile the machine chooses.
-void sgemm(benchmark::State& state) {
+// C[M, N] = A[M, K] B[K, N] by the tile the machine chooses, B packed as a weight is, or (`packed`
+// false) read row-major where it lies, as attention's products read an activation.
+void sgemm(benchmark::State& state, bool packed = true) {
   const std::int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const auto a = random_values(m * k, 1), b = random_values(k * n, 2);
-  std::vector<float> packed(static_cast<std::size_t>(Sgemm::packed_b_size(k, n))), c(static_cast<std::size_t>(m * n));
-  Sgemm::pack_b(b.data(), n, 1, k, n, packed.data());
+  std::vector<float> panels(static_cast<std::size_t>(Sgemm::packed_b_size(k, n))), c(static_cast<std::size_t>(m * n));
+  Sgemm::pack_b(b.data(), n, 1, k, n, panels.data());
+  const auto bo = packed ? Sgemm::packed_b(panels.data(), k) : Sgemm::BOperand::row_major(b.data(), n);
   for (auto _ : state) {
-    Sgemm::run(m, n, k, Sgemm::AOperand::row_major(a.data(), k), Sgemm::packed_b(packed.data(), k), c.data(), n, {});
+    Sgemm::run(m, n, k, Sgemm::AOperand::row_major(a.data(), k), bo, c.data(), n, {});
     benchmark::DoNotOptimize(c.data());
   }
   report_flops(state, 2.0 * m * n * k);
 }
 void BM_Sgemm(benchmark::State& state) { sgemm(state); }
+void BM_SgemmRowMajorB(benchmark::State& state) { sgemm(state, false); }
 // The same with the AVX2 tile where AVX-512 is present too, to measure what the wide tile gains.
 void BM_SgemmAvx2Tile(benchmark::State& state) {
   Sgemm::narrow_only = true;
   sgemm(state);
+  Sgemm::narrow_only = false;
+}
+void BM_SgemmRowMajorBAvx2Tile(benchmark::State& state) {
+  Sgemm::narrow_only = true;
+  sgemm(state, false);
   Sgemm::narrow_only = false;
 }
 BENCHMARK(BM_Sgemm)
@@ -69,6 +71,10 @@ BENCHMARK(BM_Sgemm)
     ->Args({256, 256, 256})
     ->Args({512, 512, 512});
 BENCHMARK(BM_SgemmAvx2Tile)->Args({64, 512, 784})->Args({128, 1536, 384})->Args({256, 256, 256});
+// all-MiniLM-L6-v2's attention at sequence 128, one head: scores Q K^T (128 x 128 x 32) and their
+// product with V (128 x 32 x 128); 32 and 128 columns end in a partial strip of 8.
+BENCHMARK(BM_SgemmRowMajorB)->Args({128, 128, 32})->Args({128, 32, 128});
+BENCHMARK(BM_SgemmRowMajorBAvx2Tile)->Args({128, 128, 32})->Args({128, 32, 128});
 
 struct N {};
 struct C {};

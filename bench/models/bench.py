@@ -17,7 +17,9 @@ visible at the tiny sizes (MLP), negligible at MNIST's.
 
 usage: bench.py WORKDIR [--rounds R] [--sample-ms MS]
 WORKDIR holds what run.sh built: libmnist_b1.so, libmnist_b64.so, libmlp.so, libultraface.so, libppocr_cls.so, libppocr_det.so,
-libgpt2_eager_opset14.so, libgpt2_sdpa_opset17.so, their *_unfused.so twins, mnist_b64.onnx.
+libgpt2_eager_opset14.so, libgpt2_sdpa_opset17.so, their *_unfused.so twins, mnist_b64.onnx, and fma_peak
+(bench/fma_peak.cpp: one core's FMA peak, measured at the start and the end; the GFLOP/s columns are
+reported as fractions of the start's).
 """
 import argparse
 import ctypes
@@ -25,6 +27,7 @@ import json
 import os
 import statistics
 import struct
+import subprocess
 import sys
 import time
 
@@ -321,6 +324,12 @@ def encoder(args, w, rng, peak):
         print(f"| encoder | {b} | {l:.0f} | {o:.0f} | **{r:.2f}** | {rmin:.2f}–{rmax:.2f} | {g:.2f} | {p:.1f} % | {go:.2f} | {fu:.2f} |")
 
 
+def fma_peak(w):
+    """(GFLOP/s, float lanes) of one core's fused multiply-adds, measured by WORK/fma_peak."""
+    gflops, lanes = subprocess.run([os.path.join(w, "fma_peak")], check=True, capture_output=True, text=True).stdout.split()
+    return float(gflops), int(lanes)
+
+
 def clock_ghz():
     mhz = [float(l.split(":")[1]) for l in open("/proc/cpuinfo") if l.startswith("cpu MHz")]
     return (statistics.median(mhz) / 1000.0) if mhz else float("nan")
@@ -370,15 +379,12 @@ def main():
         gpt2 = open(path, "rb").read()
         cases.append((f"gpt2 {export}", 1, f"libgpt2_{export}.so", gpt2, "input_ids", (1, 8), None, (1, 8, 96),
                       product_flops(gpt2)))
-    ghz = clock_ghz()
-    # GFLOP/s: 2 FMA units x the float lanes of the widest vectors (16 with AVX-512, else 8) x 2 flops,
-    # one core.
-    flags = next((l for l in open("/proc/cpuinfo") if l.startswith("flags")), "")
-    lanes = 16 if " avx512f" in flags else 8
-    peak = 2 * lanes * 2 * ghz
+    # The FMA peak of one core, measured by bench/fma_peak.cpp (run.sh builds it beside the
+    # modules) at the start; measured again at the end, so the drift over the run shows.
+    peak, lanes = fma_peak(w)
     bandwidth = memory_bandwidth_gbs()
-    print(f"onnxruntime {ort.__version__}, numpy {np.__version__}; clock {ghz:.3f} GHz (/proc/cpuinfo), "
-          f"one-core peak {peak:.1f} GFLOP/s ({lanes} float lanes); copy bandwidth {bandwidth:.1f} GB/s (read + write, one thread); "
+    print(f"onnxruntime {ort.__version__}, numpy {np.__version__}; clock {clock_ghz():.3f} GHz (/proc/cpuinfo), "
+          f"one-core FMA peak {peak:.1f} GFLOP/s measured ({lanes} float lanes); copy bandwidth {bandwidth:.1f} GB/s (read + write, one thread); "
           f"{args.rounds} rounds, ~{args.sample_ms:g} ms per sample; load average {os.getloadavg()[0]:.2f}")
     if args.only is None:
         rows = []
@@ -424,6 +430,7 @@ def main():
         decoder(args, w, rng, bandwidth)
     if args.only in (None, "encoder"):
         encoder(args, w, rng, peak)
+    print(f"\none-core FMA peak at the end {fma_peak(w)[0]:.1f} GFLOP/s (at the start {peak:.1f}); the fractions of peak above are of the start's")
 
 
 if __name__ == "__main__":

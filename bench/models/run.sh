@@ -31,6 +31,8 @@ if [[ ! -x $LOAM ]]; then
 fi
 mkdir -p "$WORK"
 cd "$WORK"
+# One core's FMA peak, which bench.py measures at the start and the end of the run.
+"$CXX" -std=c++23 -O2 "$REPO/bench/fma_peak.cpp" -o fma_peak
 ONLY=
 for ((i = 0; i + 1 < ${#ARGS[@]}; ++i)); do [[ ${ARGS[i]} == --only ]] && ONLY=${ARGS[i+1]}; done
 
