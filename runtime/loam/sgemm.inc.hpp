@@ -167,20 +167,14 @@ struct Sgemm {
           for (std::int64_t i0 = i1; i0 < i1_end;) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
             if (wide) {
-              // Up to eight rows, each found through A's panels (two panels of a packed A).
-              const std::int64_t rows = std::min<std::int64_t>(8, i1_end - i0);
-              const float* arows[8];
-              for (std::int64_t r = 0; r < rows; ++r) {
-                const std::int64_t i = i0 + r;
-                arows[r] = a.data + (i / MR) * a.panel_stride + (i % MR) * a.row_stride + k0 * a.col_stride;
-              }
-              Tile t{kc, nullptr, 0, a.col_stride, bp, brs, b.rows ? b.rows + k0 : nullptr, j0, c + i0 * ldc + j0, ldc, cols,
-                     accumulate, last, i0, j0};
-              if (b.rows) wide_rows<Wide::Indirect>(t, arows, rows, ep);
-              else if (cols < NR && !b.padded) wide_rows<Wide::MaskedB>(t, arows, rows, ep);
-              else wide_rows<Wide::Direct>(t, arows, rows, ep);
-              i0 += rows;
-              continue;
+              // Every row of the block down this strip in one call, eight at a time, so the setup
+              // of a call is paid once a strip rather than once a tile.
+              Tile t{kc, a.data + k0 * a.col_stride, a.row_stride, a.col_stride, bp, brs, b.rows ? b.rows + k0 : nullptr, j0,
+                     c + i0 * ldc + j0, ldc, cols, accumulate, last, i0, j0};
+              if (b.rows) wide_strip<Wide::Indirect>(t, a.panel_stride, i1_end - i0, ep);
+              else if (cols < NR && !b.padded) wide_strip<Wide::MaskedB>(t, a.panel_stride, i1_end - i0, ep);
+              else wide_strip<Wide::Direct>(t, a.panel_stride, i1_end - i0, ep);
+              break;
             }
 #endif
             const std::int64_t rows = std::min(MR, m - i0);
@@ -336,17 +330,38 @@ struct Sgemm {
   // last, partial strip of an unpadded B, read through masks); or through indirect rows.
   enum class Wide { Direct, MaskedB, Indirect };
 
-  // A strip of t.cols columns: the whole tile, or for a partial strip of at most 8 columns of a
-  // direct B only the 8-lane vector a row, so such an edge (32 or 128 columns end in one) costs a
-  // third of a whole strip's FMAs. (A 16-lane-only variant would gain less, for as many
-  // instantiations more, compiled into every module.)
+  // `rows` rows from strip.i0 down a strip of strip.cols columns (strip.a: A's first row at this K
+  // block, strip.ars its row stride within a panel), by tiles of eight rows: the whole tile, or for
+  // a partial strip of at most 8 columns of a direct B only the 8-lane vector a row, so such an
+  // edge (32 or 128 columns end in one) costs a third of a whole strip's FMAs. (A 16-lane-only
+  // variant would gain less, for as many instantiations more, compiled into every module.)
   template <Wide HOW>
-  static void wide_rows(const Tile& t, const float* const* arows, std::int64_t rows, const Epilogue& ep) {
-    if (HOW != Wide::Indirect && t.cols <= 8) wide_rows<Wide::MaskedB, 8>(t, arows, rows, ep);
-    else wide_rows<HOW, NR>(t, arows, rows, ep);
+  static void wide_strip(const Tile& strip, std::int64_t panel_stride, std::int64_t rows, const Epilogue& ep) {
+    if (HOW != Wide::Indirect && strip.cols <= 8) wide_strip<Wide::MaskedB, 8>(strip, panel_stride, rows, ep);
+    else wide_strip<HOW, NR>(strip, panel_stride, rows, ep);
   }
   template <Wide HOW, int WIDTH>
-  static void wide_rows(const Tile& t, const float* const* arows, std::int64_t rows, const Epilogue& ep) {
+  __attribute__((target("avx512f,avx512vl,avx2,fma"))) static void wide_strip(const Tile& strip, std::int64_t panel_stride,
+                                                                             std::int64_t rows, const Epilogue& ep) {
+    for (std::int64_t r0 = 0; r0 < rows; r0 += 8) {
+      const std::int64_t n = std::min<std::int64_t>(8, rows - r0);
+      // Each row found through A's panels (two panels of a packed A).
+      const float* arows[8];
+      for (std::int64_t r = 0; r < n; ++r) {
+        const std::int64_t i = strip.i0 + r0 + r;
+        arows[r] = strip.a + (i / MR) * panel_stride + (i % MR) * strip.ars;
+      }
+      Tile t = strip;
+      t.c = strip.c + r0 * strip.ldc;
+      t.i0 = strip.i0 + r0;
+      if (n == 8) tile_avx512<8, HOW, WIDTH>(t, arows, 8, ep);
+      else wide_rows<HOW, WIDTH>(t, arows, n, ep);
+    }
+  }
+  // Fewer than eight rows.
+  template <Wide HOW, int WIDTH>
+  __attribute__((target("avx512f,avx512vl,avx2,fma"))) static void wide_rows(const Tile& t, const float* const* arows,
+                                                                            std::int64_t rows, const Epilogue& ep) {
     if constexpr (HOW == Wide::MaskedB) {
       // An edge: 1, 2, 4 or 8 rows computed, the rows past `rows` reading its last row again and
       // storing nothing, so each width is four instantiations rather than eight.
@@ -358,7 +373,6 @@ struct Sgemm {
       else tile_avx512<1, HOW, WIDTH>(t, padded, rows, ep);
     } else {
       switch (rows) {
-        case 8: tile_avx512<8, HOW, WIDTH>(t, arows, 8, ep); break;
         case 7: tile_avx512<7, HOW, WIDTH>(t, arows, 7, ep); break;
         case 6: tile_avx512<6, HOW, WIDTH>(t, arows, 6, ep); break;
         case 5: tile_avx512<5, HOW, WIDTH>(t, arows, 5, ep); break;
@@ -377,7 +391,7 @@ struct Sgemm {
   // scalar loop.
   // Rows at `rows` and past it (below ROWS) are computed and not stored.
   template <int ROWS, Wide HOW, int WIDTH>
-  __attribute__((target("avx512f,avx512vl,avx2,fma"))) static void tile_avx512(const Tile& t, const float* const* arows,
+  __attribute__((target("avx512f,avx512vl,avx2,fma"), always_inline)) static inline void tile_avx512(const Tile& t, const float* const* arows,
                                                                               std::int64_t rows, const Epilogue& ep) {
     static_assert(WIDTH == NR || WIDTH == 8, "tile_avx512: a strip of 24 columns, or of 8");
     constexpr bool LO = WIDTH == NR;
