@@ -164,19 +164,19 @@ struct Sgemm {
             bp = edge;
             brs = NR;
           }
-          for (std::int64_t i0 = i1; i0 < i1_end;) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-            if (wide) {
-              // Every row of the block down this strip in one call, eight at a time, so the setup
-              // of a call is paid once a strip rather than once a tile.
-              Tile t{kc, a.data + k0 * a.col_stride, a.row_stride, a.col_stride, bp, brs, b.rows ? b.rows + k0 : nullptr, j0,
-                     c + i0 * ldc + j0, ldc, cols, accumulate, last, i0, j0};
-              if (b.rows) wide_strip<Wide::Indirect>(t, a.panel_stride, i1_end - i0, ep);
-              else if (cols < NR && !b.padded) wide_strip<Wide::MaskedB>(t, a.panel_stride, i1_end - i0, ep);
-              else wide_strip<Wide::Direct>(t, a.panel_stride, i1_end - i0, ep);
-              break;
-            }
+          if (wide) {
+            // Every row of the block down this strip in one call, eight at a time, so the setup of
+            // a call is paid once a strip rather than once a tile.
+            Tile t{kc, a.data + k0 * a.col_stride, a.row_stride, a.col_stride, bp, brs, b.rows ? b.rows + k0 : nullptr, j0,
+                   c + i1 * ldc + j0, ldc, cols, accumulate, last, i1, j0};
+            if (b.rows) wide_strip<Wide::Indirect>(t, a.panel_stride, i1_end - i1, ep);
+            else if (cols < NR && !b.padded) wide_strip<Wide::MaskedB>(t, a.panel_stride, i1_end - i1, ep);
+            else wide_strip<Wide::Direct>(t, a.panel_stride, i1_end - i1, ep);
+            continue;
+          }
 #endif
+          for (std::int64_t i0 = i1; i0 < i1_end; i0 += MR) {
             const std::int64_t rows = std::min(MR, m - i0);
             const float* ap = a.data + (i0 / MR) * a.panel_stride + k0 * a.col_stride;
             Tile t{kc, ap, a.row_stride, a.col_stride, bp, brs, b.rows ? b.rows + k0 : nullptr, j0, c + i0 * ldc + j0, ldc, cols,
@@ -198,7 +198,6 @@ struct Sgemm {
             } else {
               tile_portable(t, rows, ep);
             }
-            i0 += MR;
           }
         }
         // These rows are final: their epilogue reads them while they are in cache.
@@ -391,8 +390,8 @@ struct Sgemm {
   // scalar loop.
   // Rows at `rows` and past it (below ROWS) are computed and not stored.
   template <int ROWS, Wide HOW, int WIDTH>
-  __attribute__((target("avx512f,avx512vl,avx2,fma"), always_inline)) static inline void tile_avx512(const Tile& t, const float* const* arows,
-                                                                              std::int64_t rows, const Epilogue& ep) {
+  __attribute__((target("avx512f,avx512vl,avx2,fma"), always_inline)) static inline void tile_avx512(
+      const Tile& t, const float* const* arows, std::int64_t rows, const Epilogue& ep) {
     static_assert(WIDTH == NR || WIDTH == 8, "tile_avx512: a strip of 24 columns, or of 8");
     constexpr bool LO = WIDTH == NR;
     constexpr int HI_AT = WIDTH == 8 ? 0 : 16;  // the first column of the 8-lane vector
