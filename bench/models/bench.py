@@ -9,13 +9,16 @@ per case, the median time per call on each side and the median of the per-round 
 model built with --no-fuse (one kernel per node), where run.sh built it: the ratio unfused / fused
 (above 1 means fusion pays) comes from the same interleaved rounds.
 
-Both sides run on one thread: onnxruntime with intra_op_num_threads=1, inter_op_num_threads=1,
-ORT_SEQUENTIAL and its default graph optimisations (ORT_ENABLE_ALL). The Loam time is measured
+Both sides run on the same number of threads, each count of --threads in turn (default 1 and 2):
+onnxruntime with intra_op_num_threads=T, inter_op_num_threads=1, ORT_SEQUENTIAL and its default
+graph optimisations (ORT_ENABLE_ALL); Loam's forward on Cpu(T). Each row's % of peak is of T cores'
+peak (T times the one-core peak measured), and a last table gives each side's T-thread speed-up over
+its own one-thread time. The Loam time is measured
 inside the library around the forward calls; the onnxruntime time around the Python loop of
 session.run calls, so it includes the Python binding's per-call cost (numpy in, numpy out) --
 visible at the tiny sizes (MLP), negligible at MNIST's.
 
-usage: bench.py WORKDIR [--rounds R] [--sample-ms MS]
+usage: bench.py WORKDIR [--rounds R] [--sample-ms MS] [--threads 1,2]
 WORKDIR holds what run.sh built: libmnist_b1.so, libmnist_b64.so, libmlp.so, libultraface.so, libppocr_cls.so, libppocr_det.so,
 libgpt2_eager_opset14.so, libgpt2_sdpa_opset17.so, their *_unfused.so twins, mnist_b64.onnx, and fma_peak
 (bench/fma_peak.cpp: one core's FMA peak, measured at the start and the end; the GFLOP/s columns are
@@ -112,10 +115,10 @@ def product_flops(model_bytes):
     return 2 * total
 
 
-def ort_session(model):
+def ort_session(model, threads):
     so = ort.SessionOptions()
     so.log_severity_level = 3
-    so.intra_op_num_threads = 1
+    so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     return ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
@@ -124,8 +127,10 @@ def ort_session(model):
 class LoamSide:
     """x: the one input (its batch sizes it), or a list of every input of forward, in order."""
 
-    def __init__(self, lib_path, x, checkpoint, out_shape):
+    def __init__(self, lib_path, x, checkpoint, out_shape, threads):
         self.lib = ctypes.CDLL(lib_path)
+        self.lib.loam_bench_threads.argtypes = [ctypes.c_int]
+        self.lib.loam_bench_threads(threads)
         self.lib.loam_bench_init.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p]
         self.lib.loam_bench_init.restype = ctypes.c_int
         self.lib.loam_bench_init_inputs.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p]
@@ -155,8 +160,8 @@ class LoamSide:
 class OrtSide:
     """session.run on numpy feeds: x is the one input, or a dict of every input."""
 
-    def __init__(self, model, input_name, x):
-        self.sess = ort_session(model)
+    def __init__(self, model, input_name, x, threads):
+        self.sess = ort_session(model, threads)
         self.feed = {k: np.ascontiguousarray(v) for k, v in x.items()} if isinstance(x, dict) else {input_name: np.ascontiguousarray(x)}
 
     def result(self):
@@ -237,6 +242,23 @@ def memory_bandwidth_gbs():
     return 2 * a.nbytes / best
 
 
+def scaling_table(rows, thread_counts):
+    """Each side's speed-up on T threads over its own time on the first count (rows as main
+    prints them: model, batch, threads, Loam µs, ort µs, ...)."""
+    if len(thread_counts) < 2:
+        return
+    base = thread_counts[0]
+    times = {(r[0], r[1], r[2]): (r[3], r[4]) for r in rows}
+    print()
+    print(f"| model | batch | threads | Loam speed-up over {base} | onnxruntime speed-up over {base} |")
+    print("|---|---:|---:|---:|---:|")
+    for (m, b, t), (l, o) in times.items():
+        if t == base:
+            continue
+        l0, o0 = times[(m, b, base)]
+        print(f"| {m} | {b} | {t} | {l0 / l:.2f} | {o0 / o:.2f} |")
+
+
 def merged_decoder_model_bytes():
     """examples/gpt2's merged decoder: its graph with its checkpoint's weights as initializers."""
     model = onnx.parser.parse_model(open(os.path.join(REPO, "examples/gpt2/gpt2_tiny.onnxtext")).read())
@@ -267,11 +289,13 @@ def decoder(args, w, rng, peak_bandwidth):
         return values
 
     rows = []
-    for label, tokens, past in (("prompt pass, 8 tokens", 8, 0), ("decode step, past 32", 1, 32)):
-        values = feeds(tokens, past)
-        loam = LoamSide(os.path.join(w, "libgpt2_merged.so"), values, checkpoint, (1, tokens, vocab))
-        unfused = LoamSide(os.path.join(w, "libgpt2_merged_unfused.so"), values, checkpoint, (1, tokens, vocab))
-        orts = OrtSide(model, None, dict(zip(names, values)))
+    steps = (("prompt pass, 8 tokens", 8, 0), ("decode step, past 32", 1, 32))
+    values_of = {label: feeds(tokens, past) for label, tokens, past in steps}
+    for threads, (label, tokens, past) in ((t, s) for t in args.thread_counts for s in steps):
+        values = values_of[label]
+        loam = LoamSide(os.path.join(w, "libgpt2_merged.so"), values, checkpoint, (1, tokens, vocab), threads)
+        unfused = LoamSide(os.path.join(w, "libgpt2_merged_unfused.so"), values, checkpoint, (1, tokens, vocab), threads)
+        orts = OrtSide(model, None, dict(zip(names, values)), threads)
         bound = OrtBoundSide(orts.sess, orts.feed)
         agreement((loam, unfused), orts.result(), f"gpt2 merged decoder, {label}")
         t = interleaved((loam, unfused, orts, bound), args)
@@ -279,14 +303,14 @@ def decoder(args, w, rng, peak_bandwidth):
         ratio_run = statistics.median([o / l for o, l in zip(t[orts], t[loam])])
         ratio_bound = statistics.median([o / l for o, l in zip(t[bound], t[loam])])
         fusion = statistics.median([u / l for u, l in zip(t[unfused], t[loam])])
-        rows.append((label, med[loam] / 1e3, med[orts] / 1e3, med[bound] / 1e3, ratio_run, ratio_bound,
+        rows.append((label, threads, med[loam] / 1e3, med[orts] / 1e3, med[bound] / 1e3, ratio_run, ratio_bound,
                      (med[orts] - med[bound]) / 1e3, weight_bytes / med[loam], 100.0 * weight_bytes / med[loam] / peak_bandwidth, fusion))
     print()
-    print("| GPT-2 merged decoder | Loam µs | ort run µs | ort bound µs | ratio ort run/Loam | ratio ort bound/Loam | "
+    print("| GPT-2 merged decoder | threads | Loam µs | ort run µs | ort bound µs | ratio ort run/Loam | ratio ort bound/Loam | "
           "ort binding cost µs | Loam weight GB/s | % of copy bandwidth | unfused/fused |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for label, l, o, b, r, rb, cost, gbs, pct, fu in rows:
-        print(f"| {label} | {l:.2f} | {o:.2f} | {b:.2f} | **{r:.2f}** | **{rb:.2f}** | {cost:.2f} | {gbs:.2f} | {pct:.1f} % | {fu:.2f} |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, t, l, o, b, r, rb, cost, gbs, pct, fu in rows:
+        print(f"| {label} | {t} | {l:.2f} | {o:.2f} | {b:.2f} | **{r:.2f}** | **{rb:.2f}** | {cost:.2f} | {gbs:.2f} | {pct:.1f} % | {fu:.2f} |")
 
 
 def encoder(args, w, rng, peak):
@@ -300,13 +324,15 @@ def encoder(args, w, rng, peak):
     checkpoint = os.path.join(d, "embed_model.safetensors")
     layers, hidden, inner, seq = 6, 384, 1536, 128
     rows = []
-    for batch in (1, 8):
-        ids = rng.integers(1000, 30000, size=(batch, seq)).astype(np.int64)
+    ids_of = {batch: rng.integers(1000, 30000, size=(batch, seq)).astype(np.int64) for batch in (1, 8)}
+    for threads, batch in ((t, b) for t in args.thread_counts for b in (1, 8)):
+        ids = ids_of[batch]
         mask = np.ones((batch, seq), np.int64)
         types = np.zeros((batch, seq), np.int64)
-        loam = LoamSide(os.path.join(w, "libminilm.so"), [ids, mask, types], checkpoint, (batch, seq, hidden))
-        unfused = LoamSide(os.path.join(w, "libminilm_unfused.so"), [ids, mask, types], checkpoint, (batch, seq, hidden))
-        orts = OrtSide(os.path.join(d, "embed_model.onnx"), None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+        loam = LoamSide(os.path.join(w, "libminilm.so"), [ids, mask, types], checkpoint, (batch, seq, hidden), threads)
+        unfused = LoamSide(os.path.join(w, "libminilm_unfused.so"), [ids, mask, types], checkpoint, (batch, seq, hidden), threads)
+        orts = OrtSide(os.path.join(d, "embed_model.onnx"), None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types},
+                       threads)
         agreement((loam, unfused), orts.result(), f"minilm batch {batch}")
         t = interleaved((loam, unfused, orts), args)
         ml, mo = statistics.median(t[loam]), statistics.median(t[orts])
@@ -314,14 +340,14 @@ def encoder(args, w, rng, peak):
         # and attention's two products over the sequence.
         flops = 2 * batch * seq * layers * (4 * hidden * hidden + 2 * hidden * inner + 2 * seq * hidden)
         ratios = [o / l for o, l in zip(t[orts], t[loam])]
-        rows.append((batch, ml / 1e3, mo / 1e3, statistics.median(ratios), min(ratios), max(ratios), flops / ml,
-                     100.0 * flops / ml / peak, flops / mo, statistics.median([u / l for u, l in zip(t[unfused], t[loam])])))
+        rows.append((batch, threads, ml / 1e3, mo / 1e3, statistics.median(ratios), min(ratios), max(ratios), flops / ml,
+                     100.0 * flops / ml / (peak * threads), flops / mo, statistics.median([u / l for u, l in zip(t[unfused], t[loam])])))
     print()
-    print("| all-MiniLM-L6-v2, sequence 128 | batch | Loam µs | ort µs | ratio ort/Loam | ratio range | Loam GFLOP/s | "
+    print("| all-MiniLM-L6-v2, sequence 128 | batch | threads | Loam µs | ort µs | ratio ort/Loam | ratio range | Loam GFLOP/s | "
           "Loam % of peak | ort GFLOP/s | unfused/fused |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for b, l, o, r, rmin, rmax, g, p, go, fu in rows:
-        print(f"| encoder | {b} | {l:.0f} | {o:.0f} | **{r:.2f}** | {rmin:.2f}–{rmax:.2f} | {g:.2f} | {p:.1f} % | {go:.2f} | {fu:.2f} |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for b, t, l, o, r, rmin, rmax, g, p, go, fu in rows:
+        print(f"| encoder | {b} | {t} | {l:.0f} | {o:.0f} | **{r:.2f}** | {rmin:.2f}–{rmax:.2f} | {g:.2f} | {p:.1f} % | {go:.2f} | {fu:.2f} |")
 
 
 def fma_peak(w):
@@ -340,9 +366,11 @@ def main():
     ap.add_argument("workdir")
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--sample-ms", type=float, default=60.0)
+    ap.add_argument("--threads", default="1,2", help="thread counts, comma-separated: each row runs both sides on each (default 1,2)")
     ap.add_argument("--only", choices=["decoder", "encoder"],
                     help="time only the GPT-2 decoder's prompt pass and decode step, or only the encoder (MINILM=DIR)")
     args = ap.parse_args()
+    args.thread_counts = [int(t) for t in args.threads.split(",")]
     w = args.workdir
     rng = np.random.default_rng(2026)
 
@@ -388,17 +416,22 @@ def main():
           f"{args.rounds} rounds, ~{args.sample_ms:g} ms per sample; load average {os.getloadavg()[0]:.2f}")
     if args.only is None:
         rows = []
-        for model, batch, lib, onnx_model, input_name, shape, ck, out_shape, flops in cases:
-            if model.startswith("gpt2"):
-                x = rng.integers(0, 96, size=shape).astype(np.int64)
-            else:
-                x = rng.uniform(0.0, 255.0 if model == "mnist-12" else 2.0, size=shape).astype(np.float32)
-                if model != "mnist-12":
-                    x -= 1.0
-            loam = LoamSide(os.path.join(w, lib), x, ck, out_shape)
+        inputs = {}
+        for threads, (model, batch, lib, onnx_model, input_name, shape, ck, out_shape, flops) in (
+                (t, c) for t in args.thread_counts for c in cases):
+            if (model, batch) not in inputs:
+                if model.startswith("gpt2"):
+                    x = rng.integers(0, 96, size=shape).astype(np.int64)
+                else:
+                    x = rng.uniform(0.0, 255.0 if model == "mnist-12" else 2.0, size=shape).astype(np.float32)
+                    if model != "mnist-12":
+                        x -= 1.0
+                inputs[(model, batch)] = x
+            x = inputs[(model, batch)]
+            loam = LoamSide(os.path.join(w, lib), x, ck, out_shape, threads)
             unfused_lib = os.path.join(w, lib.replace(".so", "_unfused.so"))
-            unfused = LoamSide(unfused_lib, x, ck, out_shape) if os.path.exists(unfused_lib) else None
-            orts = OrtSide(onnx_model, input_name, x)
+            unfused = LoamSide(unfused_lib, x, ck, out_shape, threads) if os.path.exists(unfused_lib) else None
+            orts = OrtSide(onnx_model, input_name, x, threads)
             diff = agreement([loam] + ([unfused] if unfused else []), orts.result(), f"{model} batch {batch}")
             n_loam = calibrate(loam, args.sample_ms)
             n_ort = calibrate(orts, args.sample_ms)
@@ -414,18 +447,19 @@ def main():
                     fusion.append(unfused.sample(n_unfused) / a)
             ml, mo = statistics.median(t_loam), statistics.median(t_ort)
             gflops = flops * batch / ml
-            rows.append((model, batch, ml / 1e3, mo / 1e3, statistics.median(ratios), min(ratios), max(ratios),
-                         gflops, 100.0 * gflops / peak, flops * batch / mo, diff,
+            rows.append((model, batch, threads, ml / 1e3, mo / 1e3, statistics.median(ratios), min(ratios), max(ratios),
+                         gflops, 100.0 * gflops / (peak * threads), flops * batch / mo, diff,
                          f"{statistics.median(fusion):.2f}" if fusion else "–"))
             sys.stdout.flush()
         print(f"load average at the end {os.getloadavg()[0]:.2f}")
         print()
-        print("| model | batch | Loam µs/forward | onnxruntime µs/run | ratio ort/Loam (median) | ratio range | "
+        print("| model | batch | threads | Loam µs/forward | onnxruntime µs/run | ratio ort/Loam (median) | ratio range | "
               "Loam GFLOP/s | Loam % of peak | ort GFLOP/s | max abs diff | unfused/fused |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for m, b, l, o, r, rmin, rmax, g, p, go, d, fu in rows:
-            print(f"| {m} | {b} | {l:.2f} | {o:.2f} | **{r:.2f}** | {rmin:.2f}–{rmax:.2f} | {g:.2f} | {p:.1f} % | "
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for m, b, t, l, o, r, rmin, rmax, g, p, go, d, fu in rows:
+            print(f"| {m} | {b} | {t} | {l:.2f} | {o:.2f} | **{r:.2f}** | {rmin:.2f}–{rmax:.2f} | {g:.2f} | {p:.1f} % | "
                   f"{go:.2f} | {d:.1e} | {fu} |")
+        scaling_table(rows, args.thread_counts)
     if args.only in (None, "decoder"):
         decoder(args, w, rng, bandwidth)
     if args.only in (None, "encoder"):

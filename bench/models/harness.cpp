@@ -81,7 +81,7 @@ std::optional<W> embedded_weights() {
 
 std::optional<m::Weights> weights;
 std::optional<Inputs> inputs;
-m::Cpu cpu;
+m::Cpu cpu;  // one thread unless loam_bench_threads says otherwise
 
 // Loads the weights: embedded, or from the checkpoint. Returns 0, or 1 after printing why.
 int load_weights(const char* checkpoint) {
@@ -167,6 +167,9 @@ int loam_bench_init_inputs(const void* const* data, const std::int64_t* extents,
   return 0;
 }
 
+// The backend forward runs on from now on: Cpu with `threads` threads (the caller's among them).
+void loam_bench_threads(int threads) { cpu = m::Cpu(threads); }
+
 // Runs forward n times; copies the last result's compared output (out_len elements at most) to
 // out and returns the wall time of the n calls in nanoseconds, or -1 after printing the error.
 double loam_bench_run(std::int64_t n, float* out, std::int64_t out_len) {
@@ -191,13 +194,15 @@ double loam_bench_run(std::int64_t n, float* out, std::int64_t out_len) {
 
 #ifdef LOAM_BENCH_MAIN
 // A standalone driver for profilers (callgrind, perf): `harness_exe BATCH N [CHECKPOINT]` runs one
-// warm-up forward and then N forwards on a fixed input of BATCH rows, and prints the time per call.
+// warm-up forward and then N forwards on a fixed input of BATCH rows, and prints the time per call;
+// on LOAM_BENCH_THREADS threads where that is set.
 #include <cstdlib>
 #include <string>
 int main(int argc, char** argv) {
   const std::int64_t batch = argc > 1 ? std::atoll(argv[1]) : 1;
   const std::int64_t n = argc > 2 ? std::atoll(argv[2]) : 1;
   const char* checkpoint = argc > 3 ? argv[3] : nullptr;
+  if (const char* threads = std::getenv("LOAM_BENCH_THREADS")) loam_bench_threads(std::atoi(threads));
   using E = typename Input::ElementType;
   std::vector<E> x(static_cast<std::size_t>(batch * row_elements()));
   for (std::size_t i = 0; i < x.size(); ++i)

@@ -2,7 +2,7 @@
 # Model-level benchmark: the generated module's forward against onnxruntime, MNIST-12 and the MLP at
 # batch 1 and 64, UltraFace RFB-320 and PaddleOCR's text-direction classifier (as paddle2onnx wrote
 # it, a 48x192 line) at batch 1 and the tiny GPT-2 of tests/fixtures/gpt2 (both exports, 8 tokens),
-# one thread, interleaved; and each module against
+# on one and two threads (both sides the same count), interleaved; and each module against
 # itself built with --no-fuse (one kernel per node), so fusion's gain is measured; then the merged
 # GPT-2 decoder of examples/gpt2, its prompt pass and one decode step with a past of 32, against
 # onnxruntime's session.run and its run_with_iobinding; with MINILM=DIR, all-MiniLM-L6-v2 at

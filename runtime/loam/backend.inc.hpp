@@ -42,6 +42,9 @@ struct OpaqueBackend {
   template <class E, class L>
   using Tensor = OpaqueTensor<E, L>;
 
+  OpaqueBackend() = default;
+  explicit OpaqueBackend(int threads) : cpu_(threads) {}
+
   template <class E, class L>
   Tensor<E, L> upload(const HostTensor<E, L>& t) const { return Tensor<E, L>(t); }
   template <class E, class L>

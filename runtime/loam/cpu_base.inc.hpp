@@ -15,10 +15,26 @@
 #pragma GCC optimize("O3", "no-tree-loop-distribute-patterns")
 #endif
 
-// What every family uses: the tensor type and the helpers over extents and strides.
+// What every family uses: the tensor type, the threads, and the helpers over extents and strides.
+// Each family derives from it virtually, so a Cpu holds one set of threads that all of them use.
 struct CpuBase {
   template <class E, class L>
   using Tensor = HostTensor<E, L>;
+
+  CpuBase() = default;
+  // Cpu owns the workers; a virtual base holds only a pointer, trivially copied, since a virtual
+  // base is assigned once for each path to it.
+  explicit CpuBase(const Workers* workers) : workers_(workers) {}
+
+  // The threads the products, convolutions and windows split their work over; null where the
+  // calling thread runs everything.
+  const Workers* workers() const { return workers_; }
+  int threads() const { return workers_ ? workers_->threads() : 1; }
+
+ private:
+  const Workers* workers_ = nullptr;
+
+ public:
 
   template <std::size_t R>
   using Ext = std::array<std::int64_t, R>;

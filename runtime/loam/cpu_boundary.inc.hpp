@@ -29,7 +29,7 @@ struct IsRowEpilogue : std::false_type {};
 template <class Out, class O, class K, std::size_t N, class... Ts>
 struct IsRowEpilogue<RowEpilogue<Out, O, K, N, Ts...>> : std::true_type {};
 
-struct CpuBoundary : CpuBase {
+struct CpuBoundary : virtual CpuBase {
   template <class E, class L>
   Tensor<E, L> upload(const HostTensor<E, L>& t) const { return t; }
   template <class E, class L>
@@ -153,7 +153,7 @@ struct CpuBoundary : CpuBase {
       sink.hold(p.data(), p.count(), sink.rows);
       sink.finished(0, sink.rows);
     } else if (sink.done != sink.rows) {
-      throw KernelMisuse("epilogue: the product finished " + std::to_string(sink.done) + " of its " + std::to_string(sink.rows) + " rows");
+      throw KernelMisuse("epilogue: the product finished " + std::to_string(sink.done.load()) + " of its " + std::to_string(sink.rows) + " rows");
     }
     return out;
   }

@@ -4,7 +4,7 @@
 enum class PadMode : std::uint8_t { Constant, Reflect, Edge, Wrap };
 enum class ScatterReduction : std::uint8_t { None, Add, Mul, Max, Min };
 
-struct CpuMovement : CpuBase {
+struct CpuMovement : virtual CpuBase {
   // An index of `indices_name` at `element` must lie in [-extent, extent): else a KernelRefusal
   // naming the tensor.
   template <class I>

@@ -22,12 +22,13 @@ struct MatMulRule {
   using Result = AxisJoin<Batch, Axes<M, N>>;
 };
 
-struct CpuProducts : CpuBase {
+struct CpuProducts : virtual CpuBase {
   // ---------------------------------------------------------------- products
 
   // ONNX MatMul over extents: rank-1 operands, batch axes broadcast (an extent 1 stretches).
   template <class Out, class LA, class LB>
-  static HostTensor<float, Out> matmul_extents(const HostTensor<float, LA>& a, const HostTensor<float, LB>& b, RowSink* sink = nullptr) {
+  static HostTensor<float, Out> matmul_extents(const HostTensor<float, LA>& a, const HostTensor<float, LB>& b, RowSink* sink,
+                                               const Workers* workers) {
     constexpr std::size_t ra = AxisRank<LA>, rb = AxisRank<LB>;
     static_assert(ra >= 1 && rb >= 1, "matmul: an operand needs at least one axis");
     const auto& ea = a.extents();
@@ -82,23 +83,32 @@ struct CpuProducts : CpuBase {
     bool a_dense = true;
     for (std::size_t i = 0; i < nb; ++i) a_dense = a_dense && (sa[i] != 0 || batch[i] == 1);
     if (bb == 0 && a_dense) {
-      Sgemm::run(batches * m, n, k, Sgemm::AOperand::row_major(a.data(), k), Sgemm::BOperand::row_major(b.data(), n), c, n, ep);
+      Sgemm::run(batches * m, n, k, Sgemm::AOperand::row_major(a.data(), k), Sgemm::BOperand::row_major(b.data(), n), c, n, ep, workers);
       return out;
     }
-    std::array<std::int64_t, nb + 1> idx{};
-    std::int64_t oa = 0, ob = 0;
-    for (std::int64_t t = 0; t < batches; ++t) {
-      ep.row_offset = t * m;
-      Sgemm::run(m, n, k, Sgemm::AOperand::row_major(a.data() + oa, k), Sgemm::BOperand::row_major(b.data() + ob, n),
-                 c + t * m * n, n, ep);
-      for (std::size_t d = nb; d-- > 0;) {
-        oa += sa[d];
-        ob += sb[d];
-        if (++idx[d] < batch[d]) break;
-        oa -= sa[d] * batch[d];
-        ob -= sb[d] * batch[d];
-        idx[d] = 0;
+    // Product t of the batches (attention's heads): its operands found from t's batch index.
+    const auto product = [&](std::int64_t t, const Workers* inner) {
+      std::int64_t oa = 0, ob = 0;
+      for (std::size_t d = nb, rest = static_cast<std::size_t>(t); d-- > 0;) {
+        const auto i = static_cast<std::int64_t>(rest % static_cast<std::size_t>(batch[d]));
+        rest /= static_cast<std::size_t>(batch[d]);
+        oa += i * sa[d];
+        ob += i * sb[d];
       }
+      Sgemm::Epilogue part = ep;
+      part.row_offset = t * m;
+      Sgemm::run(m, n, k, Sgemm::AOperand::row_major(a.data() + oa, k), Sgemm::BOperand::row_major(b.data() + ob, n), c + t * m * n, n,
+                 part, inner);
+    };
+    // As many products as threads or more: whole products a thread; fewer: each split.
+    const std::int64_t threads = workers ? workers->threads() : 1;
+    if (threads > 1 && batches >= threads) {
+      workers->run(threads, [&](std::int64_t job) {
+        const auto [first, end] = job_share(batches, threads, job);
+        for (std::int64_t t = first; t < end; ++t) product(t, nullptr);
+      });
+    } else {
+      for (std::int64_t t = 0; t < batches; ++t) product(t, workers);
     }
     return out;
   }
@@ -106,19 +116,20 @@ struct CpuProducts : CpuBase {
   // a [..Bs, M, K] x b [..Bs, K, N] -> [..Bs, M, N]; a rank-2 side broadcasts over the other's batch.
   template <class LA, class LB, class... Then>
   auto matmul(const Tensor<float, LA>& a, const Tensor<float, LB>& b, const Then&... then) const {
-    return CpuBoundary::then_epilogue([&](RowSink* s) { return matmul_extents<typename MatMulRule<LA, LB>::Result>(a, b, s); }, then...);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return matmul_extents<typename MatMulRule<LA, LB>::Result>(a, b, s, workers()); }, then...);
   }
 
   // Every other MatMul ONNX admits (a rank-1 operand, a batch axis of 1 stretched): the result's
   // axis list is spelled by the caller and trusted.
   template <class Out, class LA, class LB, class... Then>
   auto matmul_broadcast(const Tensor<float, LA>& a, const Tensor<float, LB>& b, const Then&... then) const {
-    return CpuBoundary::then_epilogue([&](RowSink* s) { return matmul_extents<Out>(a, b, s); }, then...);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return matmul_extents<Out>(a, b, s, workers()); }, then...);
   }
 
   // a [.., K] x a packed weight [K, N] -> [.., N], with an optional bias [N] and Relu fused.
   template <class LA, class K, class N>
-  static auto packed_product(const HostTensor<float, LA>& a, const PackedMatrix<K, N>& w, const float* bias, bool relu, RowSink* sink) {
+  static auto packed_product(const HostTensor<float, LA>& a, const PackedMatrix<K, N>& w, const float* bias, bool relu, RowSink* sink,
+                             const Workers* workers) {
     constexpr std::size_t ra = AxisRank<LA>;
     static_assert(ra >= 1, "matmul: an operand needs at least one axis");
     static_assert(std::is_same_v<AxisAt<ra - 1, LA>, K>, "matmul: the contracted axis K must be one axis: a's last axis is not the weight's first");
@@ -135,19 +146,19 @@ struct CpuProducts : CpuBase {
     ep.col_bias = bias;
     ep.relu = relu;
     ep.rows = sink;
-    Sgemm::run(rows, w.n(), w.k(), Sgemm::AOperand::row_major(a.data(), w.k()), w.operand(), out.mutable_data_unchecked(), w.n(), ep);
+    Sgemm::run(rows, w.n(), w.k(), Sgemm::AOperand::row_major(a.data(), w.k()), w.operand(), out.mutable_data_unchecked(), w.n(), ep, workers);
     return out;
   }
 
   template <class LA, class K, class N, class... Then>
   auto matmul(const Tensor<float, LA>& a, const PackedMatrix<K, N>& w, bool relu = false, const Then&... then) const {
-    return CpuBoundary::then_epilogue([&](RowSink* s) { return packed_product(a, w, nullptr, relu, s); }, then...);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return packed_product(a, w, nullptr, relu, s, workers()); }, then...);
   }
   template <class LA, class K, class N, class... Then>
   auto matmul_bias(const Tensor<float, LA>& a, const PackedMatrix<K, N>& w, const Tensor<float, Axes<N>>& bias, bool relu = false,
                    const Then&... then) const {
     if (bias.extents()[0] != w.n()) throw KernelMisuse("matmul: the bias holds " + std::to_string(bias.extents()[0]) + " elements, not N");
-    return CpuBoundary::then_epilogue([&](RowSink* s) { return packed_product(a, w, bias.data(), relu, s); }, then...);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return packed_product(a, w, bias.data(), relu, s, workers()); }, then...);
   }
 
   template <class LA, class LB, bool TA, bool TB>
@@ -164,7 +175,8 @@ struct CpuProducts : CpuBase {
   // Y = alpha * A' B' + beta * C, C broadcast to [M, N].
   template <class Out, bool TA, class LA, class LC>
   static HostTensor<float, Out> gemm_core(const HostTensor<float, LA>& a, std::int64_t k, std::int64_t n, const Sgemm::BOperand& b,
-                                          const HostTensor<float, LC>* c, float alpha, float beta, bool relu, RowSink* sink) {
+                                          const HostTensor<float, LC>* c, float alpha, float beta, bool relu, RowSink* sink,
+                                          const Workers* workers) {
     const std::int64_t m = a.extents()[TA ? 1 : 0];
     if (a.extents()[TA ? 0 : 1] != k) throw KernelMisuse("gemm: A contracts " + std::to_string(a.extents()[TA ? 0 : 1]) + " elements, B " + std::to_string(k));
     auto out = HostTensor<float, Out>::uninitialized({m, n});
@@ -187,7 +199,7 @@ struct CpuProducts : CpuBase {
       }
     }
     const auto ao = TA ? Sgemm::AOperand::transposed(a.data(), m) : Sgemm::AOperand::row_major(a.data(), k);
-    Sgemm::run(m, n, k, ao, b, y, n, ep);
+    Sgemm::run(m, n, k, ao, b, y, n, ep, workers);
     return out;
   }
 
@@ -207,7 +219,7 @@ struct CpuProducts : CpuBase {
     using Out = typename GemmRule<LA, LB, TA, TB>::Result;
     const std::int64_t k = b.extents()[TB ? 1 : 0], n = b.extents()[TB ? 0 : 1];
     const auto bo = gemm_b<TB>(b);
-    return CpuBoundary::then_epilogue([&](RowSink* s) { return gemm_core<Out, TA, LA, Axes<>>(a, k, n, bo.first, nullptr, alpha, 0.0f, relu, s); }, then...);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return gemm_core<Out, TA, LA, Axes<>>(a, k, n, bo.first, nullptr, alpha, 0.0f, relu, s, workers()); }, then...);
   }
 
   template <bool TA = false, bool TB = false, class LA, class LB, class LC, class... Then>
@@ -217,7 +229,7 @@ struct CpuProducts : CpuBase {
     static_assert(AxesBroadcastTo<LC, Out>, "gemm: C's axes must broadcast to the result's [M, N], aligned at the end");
     const std::int64_t k = b.extents()[TB ? 1 : 0], n = b.extents()[TB ? 0 : 1];
     const auto bo = gemm_b<TB>(b);
-    return CpuBoundary::then_epilogue([&](RowSink* s) { return gemm_core<Out, TA, LA, LC>(a, k, n, bo.first, &c, alpha, beta, relu, s); }, then...);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return gemm_core<Out, TA, LA, LC>(a, k, n, bo.first, &c, alpha, beta, relu, s, workers()); }, then...);
   }
 
   // Gemm with its B packed when the weights loaded (PackedMatrix, or PackedMatrix::from_transposed
@@ -227,7 +239,7 @@ struct CpuProducts : CpuBase {
     static_assert(AxisRank<LA> == 2, "gemm: A has two axes");
     static_assert(std::is_same_v<AxisAt<TA ? 0 : 1, LA>, K>, "gemm: the contracted axis K must be one axis on both operands (after transA / transB)");
     using Out = Axes<AxisAt<TA ? 1 : 0, LA>, N>;
-    return CpuBoundary::then_epilogue([&](RowSink* s) { return gemm_core<Out, TA, LA, Axes<>>(a, b.k(), b.n(), b.operand(), nullptr, alpha, 0.0f, relu, s); },
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return gemm_core<Out, TA, LA, Axes<>>(a, b.k(), b.n(), b.operand(), nullptr, alpha, 0.0f, relu, s, workers()); },
                          then...);
   }
   template <bool TA = false, class LA, class K, class N, class LC, class... Then>
@@ -237,7 +249,7 @@ struct CpuProducts : CpuBase {
     static_assert(std::is_same_v<AxisAt<TA ? 0 : 1, LA>, K>, "gemm: the contracted axis K must be one axis on both operands (after transA / transB)");
     using Out = Axes<AxisAt<TA ? 1 : 0, LA>, N>;
     static_assert(AxesBroadcastTo<LC, Out>, "gemm: C's axes must broadcast to the result's [M, N], aligned at the end");
-    return CpuBoundary::then_epilogue([&](RowSink* s) { return gemm_core<Out, TA, LA, LC>(a, b.k(), b.n(), b.operand(), &c, alpha, beta, relu, s); }, then...);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return gemm_core<Out, TA, LA, LC>(a, b.k(), b.n(), b.operand(), &c, alpha, beta, relu, s, workers()); }, then...);
   }
 
   // Einsum over `equation` spelled with one label per operand axis and the output given ("ij,jk->ik";

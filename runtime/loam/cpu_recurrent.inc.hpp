@@ -27,7 +27,7 @@ struct RecurrentParams {
   std::array<RecurrentFunction, 6> functions{};
 };
 
-struct CpuRecurrent : CpuBase {
+struct CpuRecurrent : virtual CpuBase {
   // ---------------------------------------------------------------- recurrence
 
   // Each kernel returns Y, then the last state(s). `Y` and `State` are the results' axis lists;

@@ -2,7 +2,7 @@
 // operators, ArgMax and ArgMin, TopK, Hardmax, CumSum, BatchNormalization (inference),
 // InstanceNormalization, LRN, MeanVarianceNormalization and LayerNormalization with its statistics.
 
-struct CpuReductions : CpuBase {
+struct CpuReductions : virtual CpuBase {
   // ---------------------------------------------------------------- reductions, normalisations
 
   // Softmax over one axis (opset 13); `log` for LogSoftmax.

@@ -19,7 +19,7 @@ struct ResizeParams {
   float extrapolation = 0.0f;    // tf_crop_and_resize: the value where a coordinate leaves the input
 };
 
-struct CpuResampling : CpuBase {
+struct CpuResampling : virtual CpuBase {
   // ---------------------------------------------------------------- resampling
 
   // Each axis resamples on its own; an output element sums the product of its axes' weights over

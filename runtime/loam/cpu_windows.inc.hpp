@@ -16,7 +16,7 @@ struct WindowParams {
   bool count_include_pad = false;
 };
 
-struct CpuWindows : CpuBase {
+struct CpuWindows : virtual CpuBase {
   // ---------------------------------------------------------------- windows
 
   static constexpr std::size_t MAX_SPATIAL = 8;
@@ -352,7 +352,8 @@ struct CpuWindows : CpuBase {
   // cache, and y is the pooled result: the Conv's own result is never stored.
   template <class WAxes>
   static void conv2d_implicit(const float* x, const PackedConv<WAxes>& w, const float* bias, const Window& win, bool relu, std::int64_t batch,
-                              std::int64_t cin, std::int64_t cout, float* y, const PoolStep* pool = nullptr, RowSink* sink = nullptr) {
+                              std::int64_t cin, std::int64_t cout, float* y, const Workers* workers, const PoolStep* pool = nullptr,
+                              RowSink* sink = nullptr) {
     const std::int64_t group = w.group(), cg = cin / group, mg = cout / group, kg = w.k();
     const std::int64_t H = win.in[0], W = win.in[1], OH = win.out[0], OW = win.out[1];
     const std::int64_t left = win.pad_begin[1], P = W + std::max(left, win.pad_end[1]);
@@ -360,39 +361,61 @@ struct CpuWindows : CpuBase {
     // reads (oh + kh * dh) * P + ow + kw * dw, which is the input or a zero.
     const std::int64_t KH = win.k[0], KW = win.k[1], n_ext = (OH - 1) * P + OW;
     const std::int64_t plane = (H + win.pad_begin[0] + win.pad_end[0]) * P + left;
-    static thread_local std::vector<float> padded, product;
-    static thread_local std::vector<const float*> rows;
-    padded.assign(static_cast<std::size_t>(cg * plane + Sgemm::NR), 0.0f);
-    product.resize(static_cast<std::size_t>(mg * n_ext));
-    rows.resize(static_cast<std::size_t>(kg));
-    for (std::int64_t c = 0; c < cg; ++c)
-      for (std::int64_t kh = 0; kh < KH; ++kh)
-        for (std::int64_t kw = 0; kw < KW; ++kw)
-          rows[static_cast<std::size_t>((c * KH + kh) * KW + kw)] = padded.data() + c * plane + kh * win.dil[0] * P + kw * win.dil[1];
     const std::int64_t out_plane = OH * OW;
-    for (std::int64_t n = 0; n < batch; ++n)
-      for (std::int64_t g = 0; g < group; ++g) {
-        const float* src = x + (n * cin + g * cg) * H * W;
-        for (std::int64_t c = 0; c < cg; ++c)
-          for (std::int64_t h = 0; h < H; ++h) {
-            const float* s = src + (c * H + h) * W;
-            copy_row(s, padded.data() + c * plane + (h + win.pad_begin[0]) * P + left, W);
+    // Images [first, end), each product split over `inner` (where given), in buffers of this thread.
+    const auto images = [&](std::int64_t first, std::int64_t end, const Workers* inner) {
+      static thread_local std::vector<float> padded, product;
+      static thread_local std::vector<const float*> rows;
+      padded.assign(static_cast<std::size_t>(cg * plane + Sgemm::NR), 0.0f);
+      product.resize(static_cast<std::size_t>(mg * n_ext));
+      rows.resize(static_cast<std::size_t>(kg));
+      for (std::int64_t c = 0; c < cg; ++c)
+        for (std::int64_t kh = 0; kh < KH; ++kh)
+          for (std::int64_t kw = 0; kw < KW; ++kw)
+            rows[static_cast<std::size_t>((c * KH + kh) * KW + kw)] = padded.data() + c * plane + kh * win.dil[0] * P + kw * win.dil[1];
+      for (std::int64_t n = first; n < end; ++n)
+        for (std::int64_t g = 0; g < group; ++g) {
+          const float* src = x + (n * cin + g * cg) * H * W;
+          for (std::int64_t c = 0; c < cg; ++c)
+            for (std::int64_t h = 0; h < H; ++h) {
+              const float* s = src + (c * H + h) * W;
+              copy_row(s, padded.data() + c * plane + (h + win.pad_begin[0]) * P + left, W);
+            }
+          Sgemm::Epilogue ep;
+          ep.row_bias = bias ? bias + g * mg : nullptr;
+          ep.relu = relu;
+          Sgemm::run(mg, n_ext, kg, w.operand(g), Sgemm::BOperand::indirect(rows.data()), product.data(), n_ext, ep, inner);
+          if (pool) {
+            pool2d_planes(product.data(), P, n_ext, y + (n * cout + g * mg) * pool->w.out_plane(), mg, *pool);
+            continue;
           }
-        Sgemm::Epilogue ep;
-        ep.row_bias = bias ? bias + g * mg : nullptr;
-        ep.relu = relu;
-        Sgemm::run(mg, n_ext, kg, w.operand(g), Sgemm::BOperand::indirect(rows.data()), product.data(), n_ext, ep);
-        if (pool) {
-          pool2d_planes(product.data(), P, n_ext, y + (n * cout + g * mg) * pool->w.out_plane(), mg, *pool);
-          continue;
+          float* dst = y + (n * cout + g * mg) * out_plane;
+          for (std::int64_t m = 0; m < mg; ++m)
+            for (std::int64_t oh = 0; oh < OH; ++oh) {
+              copy_row(product.data() + m * n_ext + oh * P, dst + m * out_plane + oh * OW, OW);
+            }
+          if (sink) sink->finished(n * cout + g * mg, mg);
         }
-        float* dst = y + (n * cout + g * mg) * out_plane;
-        for (std::int64_t m = 0; m < mg; ++m)
-          for (std::int64_t oh = 0; oh < OH; ++oh) {
-            copy_row(product.data() + m * n_ext + oh * P, dst + m * out_plane + oh * OW, OW);
-          }
-        if (sink) sink->finished(n * cout + g * mg, mg);
-      }
+    };
+    for_images(workers, batch, batch * cout * n_ext * kg, images);
+  }
+
+  // images(first, end, inner) over a batch's images: where the images share out evenly (a
+  // multiple of the threads, or four a thread or more), whole images a thread, so the copies and
+  // pools around each product run in parallel too and each product runs on its thread alone; else
+  // every image here, each product split over the workers. `work`: the whole batch's multiply-adds.
+  template <class Images>
+  static void for_images(const Workers* workers, std::int64_t batch, std::int64_t work, const Images& images) {
+    const std::int64_t jobs = split_jobs(workers, batch, work);
+    const std::int64_t threads = workers ? workers->threads() : 1;
+    if (jobs > 1 && batch >= threads && (batch % threads == 0 || batch >= 4 * threads)) {
+      run_jobs(workers, jobs, [&](std::int64_t job) {
+        const auto [first, end] = job_share(batch, jobs, job);
+        images(first, end, nullptr);
+      });
+    } else {
+      images(0, batch, workers);
+    }
   }
 
   // A 2-D Conv whose groups each read one input channel (MobileNet's depthwise layers): as an SGEMM
@@ -427,18 +450,23 @@ struct CpuWindows : CpuBase {
     }
   }
 
+  // The planes are split over the workers, each thread padding its planes into a copy of its own.
   static void depthwise2d(const float* x, const float* w, const float* bias, const Window& win, bool relu, std::int64_t batch, std::int64_t group,
-                          std::int64_t per_group, float* y, RowSink* sink = nullptr) {
+                          std::int64_t per_group, float* y, const Workers* workers, RowSink* sink = nullptr) {
     const std::int64_t H = win.in[0], W = win.in[1], OH = win.out[0], OW = win.out[1];
     const std::int64_t KH = win.k[0], KW = win.k[1], sh = win.stride[0], sw = win.stride[1], dh = win.dil[0], dw = win.dil[1];
     const std::int64_t top = win.pad_begin[0], left = win.pad_begin[1];
     const std::int64_t P = W + left + win.pad_end[1], rows = H + top + win.pad_end[0];
-    static thread_local std::vector<float> padded;
-    // Each group rewrites the same interior; the slack holds what a last block reads past the plane.
-    padded.assign(static_cast<std::size_t>(rows * P + DEPTHWISE_BLOCK * sw + (KW - 1) * dw), 0.0f);
     const bool k3 = KH == 3 && KW == 3;
-    for (std::int64_t n = 0; n < batch; ++n)
-      for (std::int64_t g = 0; g < group; ++g) {
+    const std::int64_t planes = batch * group;
+    const std::int64_t jobs = split_jobs(workers, planes, planes * per_group * OH * OW * KH * KW);
+    run_jobs(workers, jobs, [&](std::int64_t job) {
+      const auto [first, end] = job_share(planes, jobs, job);
+      static thread_local std::vector<float> padded;
+      // Each group rewrites the same interior; the slack holds what a last block reads past the plane.
+      padded.assign(static_cast<std::size_t>(rows * P + DEPTHWISE_BLOCK * sw + (KW - 1) * dw), 0.0f);
+      for (std::int64_t plane = first; plane < end; ++plane) {
+        const std::int64_t n = plane / group, g = plane % group;
         const float* src = x + (n * group + g) * H * W;
         for (std::int64_t h = 0; h < H; ++h) copy_row(src + h * W, padded.data() + (h + top) * P + left, W);
         for (std::int64_t m = 0; m < per_group; ++m) {
@@ -456,6 +484,29 @@ struct CpuWindows : CpuBase {
         }
         if (sink) sink->finished(n * group * per_group + g * per_group, per_group);
       }
+    });
+  }
+
+  // How many jobs to split `units` independent pieces of work into, `work` multiply-adds in all:
+  // one a thread where there are threads and enough work to pay for waking them, else one.
+  static std::int64_t split_jobs(const Workers* workers, std::int64_t units, std::int64_t work) {
+    if (!workers || static_cast<double>(work) < Sgemm::PARALLEL_MACS) return 1;
+    return std::max<std::int64_t>(1, std::min<std::int64_t>(workers->threads(), units));
+  }
+
+  // im2col of `channels` channels, split by channels over the workers.
+  static void im2col_on(const Workers* workers, const float* x, std::int64_t channels, const Window& w, float* b) {
+    std::int64_t in_plane = 1, out_plane = 1, taps = 1;
+    for (std::size_t i = 0; i < w.s; ++i) {
+      in_plane *= w.in[i];
+      out_plane *= w.out[i];
+      taps *= w.k[i];
+    }
+    const std::int64_t jobs = split_jobs(workers, channels, channels * taps * out_plane);
+    run_jobs(workers, jobs, [&](std::int64_t job) {
+      const auto [first, end] = job_share(channels, jobs, job);
+      im2col(x + first * in_plane, end - first, w, b + first * taps * out_plane);
+    });
   }
 
   // Whether a Conv's groups each read one input channel (and there is more than one group).
@@ -491,7 +542,7 @@ struct CpuWindows : CpuBase {
 
   template <class Out, class LX, class WAxes>
   static HostTensor<float, Out> conv_run(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const float* bias, const WindowParams& p,
-                                          bool relu, RowSink* sink = nullptr) {
+                                          bool relu, const Workers* workers, RowSink* sink = nullptr) {
     constexpr std::size_t R = AxisRank<LX>;
     const Window win = conv_window<Out>(x, w, p);
     const auto& xe = x.extents();
@@ -506,32 +557,35 @@ struct CpuWindows : CpuBase {
     const std::int64_t cg = cin / group, mg = cout / group, kg = w.k();
     if constexpr (R == 4) {
       if (is_depthwise(w, cin)) {
-        depthwise2d(x.data(), w.source().data(), bias, win, relu, batch, group, mg, out.mutable_data_unchecked(), sink);
+        depthwise2d(x.data(), w.source().data(), bias, win, relu, batch, group, mg, out.mutable_data_unchecked(), workers, sink);
         return out;
       }
       if (!pointwise && win.stride[0] == 1 && win.stride[1] == 1) {
-        conv2d_implicit(x.data(), w, bias, win, relu, batch, cin, cout, out.mutable_data_unchecked(), nullptr, sink);
+        conv2d_implicit(x.data(), w, bias, win, relu, batch, cin, cout, out.mutable_data_unchecked(), workers, nullptr, sink);
         return out;
       }
     }
-    static thread_local std::vector<float> columns;
-    if (!pointwise && static_cast<std::int64_t>(columns.size()) < kg * out_plane) columns.resize(static_cast<std::size_t>(kg * out_plane));
     float* y = out.mutable_data_unchecked();
-    for (std::int64_t n = 0; n < batch; ++n)
-      for (std::int64_t g = 0; g < group; ++g) {
-        const float* xg = x.data() + (n * cin + g * cg) * in_plane;
-        const float* bm = xg;
-        if (!pointwise) {
-          im2col(xg, cg, win, columns.data());
-          bm = columns.data();
+    for_images(workers, batch, batch * cout * out_plane * kg, [&](std::int64_t first, std::int64_t end, const Workers* inner) {
+      static thread_local std::vector<float> columns;
+      if (!pointwise && static_cast<std::int64_t>(columns.size()) < kg * out_plane) columns.resize(static_cast<std::size_t>(kg * out_plane));
+      for (std::int64_t n = first; n < end; ++n)
+        for (std::int64_t g = 0; g < group; ++g) {
+          const float* xg = x.data() + (n * cin + g * cg) * in_plane;
+          const float* bm = xg;
+          if (!pointwise) {
+            im2col_on(inner, xg, cg, win, columns.data());
+            bm = columns.data();
+          }
+          Sgemm::Epilogue ep;
+          ep.row_bias = bias ? bias + g * mg : nullptr;
+          ep.relu = relu;
+          ep.rows = sink;
+          ep.row_offset = n * cout + g * mg;
+          Sgemm::run(mg, out_plane, kg, w.operand(g), Sgemm::BOperand::row_major(bm, out_plane), y + (n * cout + g * mg) * out_plane, out_plane,
+                     ep, inner);
         }
-        Sgemm::Epilogue ep;
-        ep.row_bias = bias ? bias + g * mg : nullptr;
-        ep.relu = relu;
-        ep.rows = sink;
-        ep.row_offset = n * cout + g * mg;
-        Sgemm::run(mg, out_plane, kg, w.operand(g), Sgemm::BOperand::row_major(bm, out_plane), y + (n * cout + g * mg) * out_plane, out_plane, ep);
-      }
+    });
     return out;
   }
 
@@ -547,12 +601,12 @@ struct CpuWindows : CpuBase {
   // result as the convolution finishes it.
   template <class Out, class LX, class WAxes, class... Then>
   auto conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu = false, const Then&... then) const {
-    return CpuBoundary::then_epilogue([&](RowSink* s) { return conv_run<Out>(x, w, nullptr, p, relu, s); }, then...);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return conv_run<Out>(x, w, nullptr, p, relu, workers(), s); }, then...);
   }
   template <class Out, class LX, class WAxes, class... Then>
   auto conv(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias, const WindowParams& p,
             bool relu = false, const Then&... then) const {
-    return CpuBoundary::then_epilogue([&](RowSink* s) { return conv_run<Out>(x, w, channel_bias(bias, w), p, relu, s); }, then...);
+    return CpuBoundary::then_epilogue([&](RowSink* s) { return conv_run<Out>(x, w, channel_bias(bias, w), p, relu, workers(), s); }, then...);
   }
   // A weight the run computes: packed on each call.
   template <class Out, class LX, class WAxes, class... Then>
@@ -715,7 +769,7 @@ struct CpuWindows : CpuBase {
   // each image's product where it lies, while it is in cache; any other stores its result first.
   template <class Out, class Mid, class LX, class WAxes>
   static HostTensor<float, Out> conv_pool_run(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const float* bias, const WindowParams& p,
-                                               bool relu, const WindowParams& pool, PoolKind kind, const char* name) {
+                                               bool relu, const WindowParams& pool, PoolKind kind, const char* name, const Workers* workers) {
     static_assert(AxisRank<Out> == AxisRank<Mid> && std::is_same_v<AxisAt<0, Out>, AxisAt<0, Mid>> && std::is_same_v<AxisAt<1, Out>, AxisAt<1, Mid>>,
                   "pool: the result keeps the input's batch and channel axes");
     if constexpr (AxisRank<LX> == 4) {
@@ -726,31 +780,31 @@ struct CpuWindows : CpuBase {
         auto out = HostTensor<float, Out>::uninitialized(pw.result_extents(xe, w.out_channels()));
         if (out.count() == 0) return out;
         const PoolStep step{pw, kind, pool.count_include_pad};
-        conv2d_implicit(x.data(), w, bias, win, relu, xe[0], xe[1], w.out_channels(), out.mutable_data_unchecked(), &step);
+        conv2d_implicit(x.data(), w, bias, win, relu, xe[0], xe[1], w.out_channels(), out.mutable_data_unchecked(), workers, &step);
         return out;
       }
     }
-    return pool_run<Out>(conv_run<Mid>(x, w, bias, p, relu), pool, kind, name);
+    return pool_run<Out>(conv_run<Mid>(x, w, bias, p, relu, workers), pool, kind, name);
   }
 
   template <class Out, class Mid, class LX, class WAxes>
   Tensor<float, Out> conv_max_pool(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu, const WindowParams& pool) const {
-    return conv_pool_run<Out, Mid>(x, w, nullptr, p, relu, pool, PoolKind::Max, "max_pool");
+    return conv_pool_run<Out, Mid>(x, w, nullptr, p, relu, pool, PoolKind::Max, "max_pool", workers());
   }
   template <class Out, class Mid, class LX, class WAxes>
   Tensor<float, Out> conv_max_pool(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
                                    const WindowParams& p, bool relu, const WindowParams& pool) const {
-    return conv_pool_run<Out, Mid>(x, w, channel_bias(bias, w), p, relu, pool, PoolKind::Max, "max_pool");
+    return conv_pool_run<Out, Mid>(x, w, channel_bias(bias, w), p, relu, pool, PoolKind::Max, "max_pool", workers());
   }
   template <class Out, class Mid, class LX, class WAxes>
   Tensor<float, Out> conv_average_pool(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const WindowParams& p, bool relu,
                                        const WindowParams& pool) const {
-    return conv_pool_run<Out, Mid>(x, w, nullptr, p, relu, pool, PoolKind::Average, "average_pool");
+    return conv_pool_run<Out, Mid>(x, w, nullptr, p, relu, pool, PoolKind::Average, "average_pool", workers());
   }
   template <class Out, class Mid, class LX, class WAxes>
   Tensor<float, Out> conv_average_pool(const Tensor<float, LX>& x, const PackedConv<WAxes>& w, const Tensor<float, Axes<AxisAt<0, WAxes>>>& bias,
                                        const WindowParams& p, bool relu, const WindowParams& pool) const {
-    return conv_pool_run<Out, Mid>(x, w, channel_bias(bias, w), p, relu, pool, PoolKind::Average, "average_pool");
+    return conv_pool_run<Out, Mid>(x, w, channel_bias(bias, w), p, relu, pool, PoolKind::Average, "average_pool", workers());
   }
 
   // GlobalAveragePool / GlobalMaxPool: every spatial extent becomes 1.

@@ -11,6 +11,7 @@ namespace loam_runtime {
 #include "errors.inc.hpp"
 #include "tensor.inc.hpp"
 #include "safetensors.inc.hpp"
+#include "workers.inc.hpp"
 #include "sgemm.inc.hpp"
 #include "cpu_base.inc.hpp"
 #include "cpu_boundary.inc.hpp"

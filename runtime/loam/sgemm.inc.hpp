@@ -21,7 +21,8 @@
 // runs on them while they are still in cache (a fused epilogue: RowEpilogue, cpu_boundary.inc.hpp).
 // Row r is the kernel's work item r: N columns of a matrix product, a (batch, channel) plane of a
 // convolution. The product kernel says where its result lies and how many rows it has (`hold`),
-// then reports each run of rows it has finished, each row once.
+// then reports each run of rows it has finished, each row once, from whichever thread finished them
+// (`run` is called on disjoint runs of rows at once).
 struct RowSink {
   void (*run)(const RowSink&, std::int64_t first, std::int64_t count) = nullptr;
   const void* epilogue = nullptr;  // what `run` reads: the kernel, its extents and other operands
@@ -30,7 +31,7 @@ struct RowSink {
   const std::byte* product = nullptr;  // the product's result, the epilogue's first operand
   std::uint64_t product_bytes = 0;
   std::int64_t rows = 0;  // the product's rows
-  std::int64_t done = 0;  // rows finished so far
+  std::atomic<std::int64_t> done{0};  // rows finished so far
 
   void hold(const float* result, std::int64_t count, std::int64_t row_count) {
     product = reinterpret_cast<const std::byte*>(result);
@@ -40,7 +41,7 @@ struct RowSink {
   void finished(std::int64_t first, std::int64_t count) {
     if (count <= 0) return;
     run(*this, first, count);
-    done += count;
+    done.fetch_add(count, std::memory_order_relaxed);
   }
 };
 
@@ -121,34 +122,86 @@ struct Sgemm {
   }
   static AOperand packed_a(const float* packed, std::int64_t k) { return {packed, 1, MR, MR * k}; }
 
-  // C (M x N, row stride ldc) = the product, through the epilogue.
+  // C (M x N, row stride ldc) = the product, through the epilogue. With `workers`, a product of
+  // PARALLEL_MACS multiply-adds or more is split over its threads: in bands of rows (eight-row
+  // units, so each band starts a panel of a packed A) or of strips of NR columns, whichever leaves
+  // the largest band smaller. Every element is computed as one thread computes it (the same tile
+  // path, the same K blocks in order), so the result does not depend on the thread count. Bands
+  // of rows tell the epilogue's sink of their rows as they finish them; bands of columns finish
+  // rows only together, so the sink hears of them after the product, in bands of rows run
+  // on the workers too.
+  static constexpr double PARALLEL_MACS = 1 << 17;
   static void run(std::int64_t m, std::int64_t n, std::int64_t k, const AOperand& a, const BOperand& b, float* c,
-                  std::int64_t ldc, const Epilogue& ep) {
+                  std::int64_t ldc, const Epilogue& ep, const Workers* workers = nullptr) {
     if (m <= 0 || n <= 0) return;
+    const std::int64_t threads = workers ? workers->threads() : 1;
+    if (threads == 1 || k <= 0 || static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < PARALLEL_MACS) {
+      run_part(m, n, k, a, b, c, ldc, ep, 0, m, 0, n);
+      return;
+    }
+    const std::int64_t row_units = (m + 7) / 8, col_units = (n + NR - 1) / NR;
+    const std::int64_t by_rows = (row_units + threads - 1) / threads * 8 * n;
+    const std::int64_t by_cols = (col_units + threads - 1) / threads * NR * m;
+    if (row_units > 1 && (by_rows <= by_cols || col_units == 1)) {
+      const std::int64_t jobs = std::min(threads, row_units);
+      workers->run(jobs, [&](std::int64_t job) {
+        const auto [first, end] = job_share(row_units, jobs, job);
+        run_part(m, n, k, a, b, c, ldc, ep, first * 8, std::min(m, end * 8), 0, n);
+      });
+    } else if (col_units > 1) {
+      const std::int64_t jobs = std::min(threads, col_units);
+      Epilogue part = ep;
+      part.rows = nullptr;
+      workers->run(jobs, [&](std::int64_t job) {
+        const auto [first, end] = job_share(col_units, jobs, job);
+        run_part(m, n, k, a, b, c, ldc, part, 0, m, first * NR, std::min(n, end * NR));
+      });
+      if (ep.rows) {
+        const std::int64_t bands = std::min(threads, m);
+        workers->run(bands, [&](std::int64_t band) {
+          const auto [first, end] = job_share(m, bands, band);
+          ep.rows->finished(ep.row_offset + first, end - first);
+        });
+      }
+    } else {
+      run_part(m, n, k, a, b, c, ldc, ep, 0, m, 0, n);
+    }
+  }
+
+  // Rows [i_first, i_end) by columns [j_first, j_end) of the product (j_first a multiple of NR,
+  // j_end one or n), each element as a whole run computes it.
+  static void run_part(std::int64_t m, std::int64_t n, std::int64_t k, const AOperand& a, const BOperand& b, float* c,
+                       std::int64_t ldc, const Epilogue& ep, std::int64_t i_first, std::int64_t i_end, std::int64_t j_first,
+                       std::int64_t j_end) {
     if (k <= 0) {
-      for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = 0; j < n; ++j) finish_scalar(c[i * ldc + j], 0.0f, ep, ep.accumulate, true, i, j);
-      if (ep.rows) ep.rows->finished(ep.row_offset, m);
+      for (std::int64_t i = i_first; i < i_end; ++i)
+        for (std::int64_t j = j_first; j < j_end; ++j) finish_scalar(c[i * ldc + j], 0.0f, ep, ep.accumulate, true, i, j);
+      if (ep.rows) ep.rows->finished(ep.row_offset + i_first, i_end - i_first);
       return;
     }
     const bool vector = use_avx2();
     [[maybe_unused]] const bool wide = use_avx512();
     // One row (a decode step's product): its whole strips in one pass over K each; the blocked
     // loops below take the columns past them.
-    std::int64_t j_begin = 0;
+    std::int64_t j_begin = j_first;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     if (vector && m == 1 && !b.rows) {
-      j_begin = (n / NR) * NR;
-      row_strips_avx2(n / NR, k, a.data, a.col_stride, b.data, b.panel_stride, b.row_stride, c, ep);
+      const std::int64_t whole = (n / NR) * NR, s0 = j_first / NR, s1 = std::min(j_end, whole) / NR;
+      if (s1 > s0) {
+        Epilogue strips = ep;
+        if (strips.col_bias) strips.col_bias += s0 * NR;
+        row_strips_avx2(s1 - s0, k, a.data, a.col_stride, b.data + s0 * b.panel_stride, b.panel_stride, b.row_stride, c + s0 * NR, strips);
+      }
+      j_begin = std::max(j_first, whole);
     }
 #endif
     float edge[KC * NR];  // a partial strip of an unpadded B, copied and padded
     for (std::int64_t k0 = 0; k0 < k; k0 += KC) {
       const std::int64_t kc = std::min(KC, k - k0);
       const bool accumulate = ep.accumulate || k0 > 0, last = k0 + kc == k;
-      for (std::int64_t i1 = 0; i1 < m; i1 += MC) {
-        const std::int64_t i1_end = std::min(m, i1 + MC);
-        for (std::int64_t j0 = j_begin; j0 < n; j0 += NR) {
+      for (std::int64_t i1 = i_first; i1 < i_end; i1 += MC) {
+        const std::int64_t i1_end = std::min(i_end, i1 + MC);
+        for (std::int64_t j0 = j_begin; j0 < j_end; j0 += NR) {
           const std::int64_t cols = std::min(NR, n - j0);
           const float* bp = b.rows ? nullptr : b.data + (j0 / NR) * b.panel_stride + k0 * b.row_stride;
           std::int64_t brs = b.row_stride;
@@ -177,7 +230,7 @@ struct Sgemm {
           }
 #endif
           for (std::int64_t i0 = i1; i0 < i1_end; i0 += MR) {
-            const std::int64_t rows = std::min(MR, m - i0);
+            const std::int64_t rows = std::min(MR, i1_end - i0);
             const float* ap = a.data + (i0 / MR) * a.panel_stride + k0 * a.col_stride;
             Tile t{kc, ap, a.row_stride, a.col_stride, bp, brs, b.rows ? b.rows + k0 : nullptr, j0, c + i0 * ldc + j0, ldc, cols,
                    accumulate, last, i0, j0};

@@ -77,9 +77,17 @@ std::string module_part(const emit::ModuleInterface& m, const std::string& ns) {
        "  }";
   if (m.has_embedded) s += " else {\n    weights = Weights::embedded();\n  }\n";
   else s += "\n";
-  s += "  try {\n"
-       "    if (backend == \"cpu\") { Cpu cpu; return run(cpu, weights, dir, backend); }\n"
-       "    if (backend == \"opaque\") { OpaqueBackend opaque; return run(opaque, weights, dir, backend); }\n"
+  // BACKEND or BACKEND:THREADS; the outputs are tagged BACKEND or BACKEND_THREADS.
+  s += "  std::string loam_kind = backend, loam_tag = backend;\n"
+       "  int loam_threads = 1;\n"
+       "  if (const auto loam_colon = backend.find(':'); loam_colon != std::string::npos) {\n"
+       "    loam_kind = backend.substr(0, loam_colon);\n"
+       "    loam_threads = std::atoi(backend.c_str() + loam_colon + 1);\n"
+       "    loam_tag[loam_colon] = '_';\n"
+       "  }\n"
+       "  try {\n"
+       "    if (loam_kind == \"cpu\") { Cpu cpu(loam_threads); return run(cpu, weights, dir, loam_tag); }\n"
+       "    if (loam_kind == \"opaque\") { OpaqueBackend opaque(loam_threads); return run(opaque, weights, dir, loam_tag); }\n"
        "  } catch (const std::exception& e) {\n"
        "    std::fprintf(stderr, \"kernel: %s\\n\", e.what());\n"
        "    return 5;\n"
@@ -97,7 +105,7 @@ std::string write_harness(const emit::ModuleInterface& m, const std::string& hea
   std::string s = "// Test harness for module " + m.name + ", written by loam test-case.\n";
   s += "#include \"" + header + "\"\n\n" + kIncludes + kHelpers + module_part(m, "loam_harness_case");
   s += "int main(int argc, char** argv) {\n"
-       "  if (argc < 3) { std::fprintf(stderr, \"usage: harness DIR cpu|opaque [CHECKPOINT]\\n\"); return 2; }\n"
+       "  if (argc < 3) { std::fprintf(stderr, \"usage: harness DIR cpu|opaque[:THREADS] [CHECKPOINT]\\n\"); return 2; }\n"
        "  return loam_harness_case::main_case(argv[1], argv[2], argc > 3 ? argv[3] : nullptr);\n}\n";
   return s;
 }
@@ -108,7 +116,7 @@ std::string write_batch_harness(const std::vector<emit::ModuleInterface>& module
   s += std::string("\n") + kIncludes + kHelpers;
   for (std::size_t k = 0; k < modules.size(); ++k) s += module_part(modules[k], "loam_harness_" + modules[k].name);
   s += "int main(int argc, char** argv) {\n"
-       "  if (argc < 4) { std::fprintf(stderr, \"usage: harness MODULE DIR cpu|opaque\\n\"); return 2; }\n"
+       "  if (argc < 4) { std::fprintf(stderr, \"usage: harness MODULE DIR cpu|opaque[:THREADS]\\n\"); return 2; }\n"
        "  std::string which = argv[1];\n";
   for (const auto& m : modules)
     s += "  if (which == \"" + m.name + "\") return loam_harness_" + m.name + "::main_case(argv[2], argv[3], nullptr);\n";

@@ -15,7 +15,7 @@
 namespace loam::testcase {
 
 // The harness source for a module whose header is `header` (included by that name). Run as
-// `harness DIR cpu|opaque [CHECKPOINT]`: reads DIR/input_K.bin, writes DIR/<backend>_output_K.bin;
+// `harness DIR cpu|opaque[:THREADS] [CHECKPOINT]`: reads DIR/input_K.bin, writes DIR/<backend>_output_K.bin;
 // exits 3 printing the InputError if forward refuses, 4 printing the LoadError if loading does.
 std::string write_harness(const emit::ModuleInterface& module, const std::string& header);
 

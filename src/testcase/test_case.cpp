@@ -22,6 +22,7 @@
 #include "checkpoint/checkpoint.hpp"
 #include "driver/bind_checkpoint.hpp"
 #include "driver/pipeline.hpp"
+#include "support/file.hpp"
 #include "driver/specialize.hpp"
 #include "graph/graph.hpp"
 #include "onnx/reader.hpp"
@@ -50,6 +51,12 @@ std::vector<std::string> split_flags(const std::string& s) {
   }
   if (!cur.empty()) out.push_back(cur);
   return out;
+}
+
+// The harness's tag for a backend's outputs: BACKEND, or BACKEND_THREADS for BACKEND:THREADS.
+std::string output_tag(std::string backend) {
+  if (const auto colon = backend.find(':'); colon != std::string::npos) backend[colon] = '_';
+  return backend;
 }
 
 std::string first_lines(const std::string& s, int n) {
@@ -346,6 +353,8 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
           write_raw_tensor(run_dir / ("input_" + std::to_string(i) + ".bin"), t);
         }
         std::vector<std::string> backends = {"cpu"};
+        const std::string threaded = "cpu:" + std::to_string(o.threads);
+        if (o.threads > 1) backends.push_back(threaded);
         if (o.opaque) backends.push_back("opaque");
         for (const auto& b : backends) {
           std::vector<std::string> argv = {harness.string()};
@@ -358,11 +367,18 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<fs::path>& dirs, co
           for (std::size_t i = 0; i < iface.outputs.size(); ++i) {
             TensorData expected = read_tensor_proto_file(set / ("output_" + std::to_string(i) + ".pb"));
             if (expected.elem == ElementType::U16 && iface.outputs[i].elem == ElementType::BF16) expected.elem = ElementType::BF16;
-            TensorData actual = read_raw_tensor(run_dir / (b + "_output_" + std::to_string(i) + ".bin"), iface.outputs[i].elem);
+            TensorData actual = read_raw_tensor(run_dir / (output_tag(b) + "_output_" + std::to_string(i) + ".bin"), iface.outputs[i].elem);
             std::string d = compare_tensors(expected, actual, o.rtol, o.atol);
             if (!d.empty()) fail(b + ": output " + std::to_string(i) + " '" + iface.outputs[i].graph_name + "': " + d);
           }
         }
+        // Threads change which thread computes an element, never its value.
+        if (o.threads > 1)
+          for (std::size_t i = 0; i < iface.outputs.size(); ++i) {
+            const std::string file = "_output_" + std::to_string(i) + ".bin";
+            if (read_whole_file(run_dir / ("cpu" + file)) != read_whole_file(run_dir / (output_tag(threaded) + file)))
+              fail(threaded + ": output " + std::to_string(i) + " '" + iface.outputs[i].graph_name + "' differs in its bits from one thread's");
+          }
       } catch (const Error& e) {
         why = e.what();
       }

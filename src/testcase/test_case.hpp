@@ -23,6 +23,7 @@ struct TestCaseOptions {
   double rtol = 1e-3;
   double atol = 1e-7;
   bool opaque = true;                                 // also run through OpaqueBackend
+  int threads = 1;                                    // above 1: also run on Cpu with this many threads, bit-identical to one
   bool fuse = true;                                   // false: build one kernel per node (--no-fuse)
   std::optional<std::filesystem::path> work_dir;      // kept when given; else a temporary one
   int run_timeout_seconds = 300;

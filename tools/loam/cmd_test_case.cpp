@@ -1,4 +1,4 @@
-// loam test-case DIR... [--options F] [--keep DIR] [--no-opaque] [--no-fuse] [--rtol R] [--atol A]
+// loam test-case DIR... [--options F] [--keep DIR] [--no-opaque] [--threads N] [--no-fuse] [--rtol R] [--atol A]
 //                [--suite [--batch N] [--jobs N] [--cases FILE]] [--cxx-flags F]
 // Builds the model of each ONNX backend-test directory, compiles one harness with $CXX (default
 // g++), runs every test_data_set_* on Cpu and OpaqueBackend and compares; prints `N passed, N failed`
@@ -19,6 +19,7 @@ struct TestCaseArgs {
   std::string options;
   std::string keep;
   bool no_opaque = false;
+  int threads = 1;
   bool no_fuse = false;
   bool suite = false;
   std::size_t batch = 24;
@@ -35,6 +36,9 @@ const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app)
   sub->add_option("--options", args->options, "options JSON for every case (default: a case's own options.json beside its model, if any; a layout inferred from each model where the options give none)");
   sub->add_option("--keep", args->keep, "keep the generated modules, harness and outputs in this directory");
   sub->add_flag("--no-opaque", args->no_opaque, "run on Cpu only, not also through OpaqueBackend");
+  sub->add_option("--threads", args->threads,
+                  "also run each data set on Cpu with this many threads, whose outputs must equal one thread's bit for bit (default 1: not)")
+      ->check(CLI::Range(1, 256));
   sub->add_flag("--no-fuse", args->no_fuse, "build one kernel per node (loam build --no-fuse)");
   sub->add_option("--rtol", args->rtol, "relative tolerance: |actual - expected| <= atol + rtol * |expected| (default 1e-3)")
       ->check(CLI::NonNegativeNumber);
@@ -55,6 +59,7 @@ const loam::cli::SubcommandRegistration test_case_registration([](CLI::App& app)
     if (!args->keep.empty()) o.work_dir = args->keep;
     if (const char* cxx = std::getenv("CXX"); cxx && *cxx) o.cxx = cxx;
     o.opaque = !args->no_opaque;
+    o.threads = args->threads;
     o.fuse = !args->no_fuse;
     if (args->rtol) o.rtol = *args->rtol;
     if (args->atol) o.atol = *args->atol;
