@@ -1,5 +1,5 @@
 // Kernel microbenchmarks: the SGEMM at the shapes the example models reach, the Conv and pool
-// layers of MNIST-12, and whole forward passes of MNIST-12 and an MLP written against the runtime
+// layers of MNIST-12, UltraFace's depthwise layers, and whole forward passes of MNIST-12 and an MLP written against the runtime
 // as a generated module would call it (weights packed once, conv + bias + relu fused). Reports
 // GFLOP/s and the fraction of one core's FMA peak, measured as the benchmark starts.
 #include <benchmark/benchmark.h>
@@ -100,6 +100,28 @@ void BM_MnistConv(benchmark::State& state) {
   report_flops(state, 2.0 * batch * cout * hw * hw * cin * 25);
 }
 BENCHMARK(BM_MnistConv)->Args({1, 1, 8, 28})->Args({1, 8, 16, 14})->Args({64, 1, 8, 28})->Args({64, 8, 16, 14});
+
+// A depthwise layer of UltraFace RFB-320 (3x3, pad 1, one input channel a group), bias and Relu
+// fused: channels, height, width, stride.
+void BM_DepthwiseConv(benchmark::State& state) {
+  const std::int64_t c = state.range(0), h = state.range(1), w = state.range(2), stride = state.range(3);
+  const Cpu cpu;
+  auto x = random_tensor<Axes<N, C, H, W>>({1, c, h, w}, 7);
+  PackedConv<Axes<Cout, C, KH, KW>> weight(random_tensor<Axes<Cout, C, KH, KW>>({c, 1, 3, 3}, 8), c);
+  auto bias = random_tensor<Axes<Cout>>({c}, 9);
+  WindowParams p;
+  p.strides = {stride, stride};
+  p.pads = {1, 1, 1, 1};
+  p.group = c;
+  std::int64_t out = 0;
+  for (auto _ : state) {
+    auto y = cpu.conv<Axes<N, Cout, H, W>>(x, weight, bias, p, true);
+    out = y.extents()[2] * y.extents()[3];
+    benchmark::DoNotOptimize(y.data());
+  }
+  report_flops(state, 2.0 * c * out * 9);
+}
+BENCHMARK(BM_DepthwiseConv)->Args({16, 120, 160, 1})->Args({32, 120, 160, 2})->Args({64, 30, 40, 1})->Args({128, 15, 20, 2})->Args({256, 8, 10, 1});
 
 void BM_MaxPool(benchmark::State& state) {
   const std::int64_t batch = state.range(0);

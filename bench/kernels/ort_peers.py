@@ -2,8 +2,8 @@
 """Times onnxruntime (CPU, one thread) on the models bench_kernels.cpp runs, for a side-by-side.
 
 MNIST-12 is the real model (../../examples/mnist or the shared copy, passed as argv[1]); the MLP
-784 -> 512 -> 512 -> 10 (MatMul + Add + Relu) and single MNIST conv layers are built here with
-random weights, as bench_kernels.cpp builds them. Prints microseconds per run (median of repeats).
+784 -> 512 -> 512 -> 10 (MatMul + Add + Relu), single MNIST conv layers and UltraFace's depthwise
+layers are built here with random weights, as bench_kernels.cpp builds them. Prints microseconds per run (median of repeats).
 """
 import sys
 import time
@@ -68,6 +68,15 @@ def conv_model(cin, cout, hw):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
 
 
+def depthwise_model(c, stride):
+    w = numpy_helper.from_array(rng.uniform(-1, 1, (c, 1, 3, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.uniform(-1, 1, (c,)).astype(np.float32), "b")
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], group=c, kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[stride, stride]),
+             helper.make_node("Relu", ["c"], ["y"])]
+    g = helper.make_graph(nodes, "depthwise", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, "H", "W"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w, b])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+
 mnist_path = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/models/mnist-12/model.onnx"
 mnist = onnx.load(mnist_path)
 mnist_in = mnist.graph.input[0].name
@@ -90,3 +99,7 @@ for batch, cin, cout, hw in ((1, 1, 8, 28), (1, 8, 16, 14), (64, 1, 8, 28), (64,
     s = session(conv_model(cin, cout, hw))
     x = rng.uniform(-1, 1, (batch, cin, hw, hw)).astype(np.float32)
     print(f"onnxruntime Conv+Relu {batch}x{cin}x{hw}x{hw} -> {cout}: {timed(s, {'x': x}, 0.5):.1f} us")
+for c, h, w, stride in ((16, 120, 160, 1), (32, 120, 160, 2), (64, 30, 40, 1), (128, 15, 20, 2), (256, 8, 10, 1)):
+    s = session(depthwise_model(c, stride))
+    x = rng.uniform(-1, 1, (1, c, h, w)).astype(np.float32)
+    print(f"onnxruntime depthwise Conv+Relu {c}x{h}x{w} stride {stride}: {timed(s, {'x': x}, 0.5):.1f} us")

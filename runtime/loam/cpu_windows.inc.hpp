@@ -420,35 +420,128 @@ struct CpuWindows : virtual CpuBase {
 
   // A 2-D Conv whose groups each read one input channel (MobileNet's depthwise layers): as an SGEMM
   // each group would be a product of one or a few rows over K = KH * KW, so each output channel is
-  // computed directly instead: blocks of DEPTHWISE_BLOCK output columns, every tap one multiply-add
-  // into the block's accumulators, which stay in registers across the taps. The input plane is
-  // copied once per group into a zero-padded plane (with slack past its end for a last block's
-  // unused columns), so no tap tests a bound. The sums run in the SGEMM's order: taps in order,
-  // then the bias, then Relu keeping NaN.
+  // computed directly instead, row by row: every tap one multiply-add into accumulators of a block
+  // of output columns, which stay in registers across the taps. The input plane is copied once per
+  // group into a zero-padded plane (with slack past its end for a last block's unused columns), so
+  // no tap tests a bound; at column stride 2 the copy puts each row's even columns before its odd
+  // ones, so every tap of the row reads contiguous columns too (tap kw of output column ow reads
+  // padded column 2 ow + kw dw: half (kw dw) mod 2 of the row, at ow + (kw dw) / 2). The sums run in
+  // the SGEMM's order: taps in order, then the bias, then Relu keeping NaN.
   static constexpr std::int64_t DEPTHWISE_BLOCK = 16;
+  // Output rows computed together, so that short rows still give the multiply-adds independent
+  // accumulators to overlap.
+  static constexpr std::int64_t DEPTHWISE_ROWS = 4;
 
-  // K and SW: the kernel's extent (both axes) and the column stride where they are constants (3 x 3
-  // and strides 1 and 2 are most depthwise layers), so the taps unroll; 0 reads them from the call.
-  template <std::int64_t K, std::int64_t SW>
-  static void depthwise_row(const float* row0, std::int64_t pitch, const float* wc, std::int64_t kh_n, std::int64_t kw_n, std::int64_t dh,
-                            std::int64_t dw, std::int64_t sw, float b, bool relu, float* dst, std::int64_t OW) {
-    const std::int64_t step = SW > 0 ? SW : sw, KH = K > 0 ? K : kh_n, KW = K > 0 ? K : kw_n;
-    for (std::int64_t ow0 = 0; ow0 < OW; ow0 += DEPTHWISE_BLOCK) {
-      float acc[DEPTHWISE_BLOCK] = {};
-      const float* base = row0 + ow0 * step;
-      for (std::int64_t kh = 0; kh < KH; ++kh)
-        for (std::int64_t kw = 0; kw < KW; ++kw) {
-          const float wv = wc[kh * KW + kw];
-          const float* tap = base + kh * dh * pitch + kw * dw;
+  // `rows` output rows, dst[r * OW + ow] for ow < OW: the sum over t of
+  // w[t] * base[r * row_stride + offset[t] + ow * step], then + b, then Relu. Columns of a tap past
+  // OW may be read (the padded plane's slack), never a column of dst past OW written.
+  static void depthwise_rows(const float* base, std::int64_t row_stride, const std::int64_t* offset, const float* w, std::int64_t ntaps,
+                             std::int64_t step, float b, bool relu, float* dst, std::int64_t OW, std::int64_t rows) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (step == 1 && Sgemm::use_avx2()) {
+      std::int64_t r = 0;
+      for (; r + DEPTHWISE_ROWS <= rows; r += DEPTHWISE_ROWS)
+        depthwise_rows_avx2<DEPTHWISE_ROWS>(base + r * row_stride, row_stride, offset, w, ntaps, b, relu, dst + r * OW, OW);
+      for (; r < rows; ++r) depthwise_rows_avx2<1>(base + r * row_stride, row_stride, offset, w, ntaps, b, relu, dst + r * OW, OW);
+      return;
+    }
+#endif
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t ow0 = 0; ow0 < OW; ow0 += DEPTHWISE_BLOCK) {
+        float acc[DEPTHWISE_BLOCK] = {};
+        for (std::int64_t t = 0; t < ntaps; ++t) {
+          const float wv = w[t];
+          const float* tap = base + r * row_stride + offset[t] + ow0 * step;
           for (std::int64_t j = 0; j < DEPTHWISE_BLOCK; ++j) acc[j] += wv * tap[j * step];
         }
-      const std::int64_t n = std::min(DEPTHWISE_BLOCK, OW - ow0);
-      for (std::int64_t j = 0; j < n; ++j) {
-        const float v = acc[j] + b;
-        dst[ow0 + j] = relu ? (v > 0.0f ? v : (v == v ? 0.0f : v)) : v;
+        const std::int64_t n = std::min(DEPTHWISE_BLOCK, OW - ow0);
+        for (std::int64_t j = 0; j < n; ++j) {
+          const float v = acc[j] + b;
+          dst[r * OW + ow0 + j] = relu && v <= 0.0f ? 0.0f : v;
+        }
+      }
+  }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  // depthwise_rows on contiguous taps, R rows at a time: 16 columns a step in two 8-lane
+  // accumulators a row, then 8 at a time, the last columns stored through a lane mask.
+  template <int R>
+  __attribute__((target("avx2,fma"))) static void depthwise_rows_avx2(const float* base, std::int64_t row_stride, const std::int64_t* offset,
+                                                                      const float* w, std::int64_t ntaps, float b, bool relu, float* dst,
+                                                                      std::int64_t OW) {
+    const __m256 bias = _mm256_set1_ps(b), zero = _mm256_setzero_ps();
+    const auto finish = [&](__m256 v) {
+      v = _mm256_add_ps(v, bias);
+      // Relu keeping NaN, as the SGEMM's store does.
+      return relu ? _mm256_and_ps(v, _mm256_cmp_ps(v, zero, _CMP_NLE_UQ)) : v;
+    };
+    std::int64_t ow = 0;
+    for (; ow + 16 <= OW; ow += 16) {
+      __m256 a0[R], a1[R];
+      for (int r = 0; r < R; ++r) a0[r] = a1[r] = zero;
+      for (std::int64_t t = 0; t < ntaps; ++t) {
+        const __m256 wv = _mm256_broadcast_ss(w + t);
+        const float* tap = base + offset[t] + ow;
+        for (int r = 0; r < R; ++r) {
+          a0[r] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(tap + r * row_stride), a0[r]);
+          a1[r] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(tap + r * row_stride + 8), a1[r]);
+        }
+      }
+      for (int r = 0; r < R; ++r) {
+        _mm256_storeu_ps(dst + r * OW + ow, finish(a0[r]));
+        _mm256_storeu_ps(dst + r * OW + ow + 8, finish(a1[r]));
       }
     }
+    for (; ow < OW; ow += 8) {
+      __m256 a0[R];
+      for (int r = 0; r < R; ++r) a0[r] = zero;
+      for (std::int64_t t = 0; t < ntaps; ++t) {
+        const __m256 wv = _mm256_broadcast_ss(w + t);
+        const float* tap = base + offset[t] + ow;
+        for (int r = 0; r < R; ++r) a0[r] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(tap + r * row_stride), a0[r]);
+      }
+      const std::int64_t left = OW - ow;
+      const __m256i lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(std::min<std::int64_t>(left, 8))),
+                                               _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+      for (int r = 0; r < R; ++r) _mm256_maskstore_ps(dst + r * OW + ow, lanes, finish(a0[r]));
+    }
   }
+#endif
+
+  // Input columns 0 .. W - 1 as padded columns left .. left + W - 1, the even ones to even[c / 2],
+  // the odd ones to odd[c / 2].
+  static void deinterleave_row(const float* src, std::int64_t left, std::int64_t W, float* even, float* odd) {
+    // Input column i lands in the half (left + i) mod 2; i0 is the first that lands in the even one.
+    const std::int64_t i0 = left % 2, i1 = 1 - i0;
+    float* e = even + (left + i0) / 2;
+    float* o = odd + (left + i1) / 2;
+    // Input columns 2 j and 2 j + 1 go to these two halves at j.
+    float* to_even_input = i0 == 0 ? e : o;
+    float* to_odd_input = i0 == 0 ? o : e;
+    std::int64_t j = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (Sgemm::use_avx2()) j = deinterleave_avx2(src, W, to_even_input, to_odd_input);
+#endif
+    for (; 2 * j < W; ++j) {
+      to_even_input[j] = src[2 * j];
+      if (2 * j + 1 < W) to_odd_input[j] = src[2 * j + 1];
+    }
+  }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  // The first 8 k pairs of deinterleave_row's columns (16 k <= W), 8 pairs a step; returns 8 k.
+  __attribute__((target("avx2"))) static std::int64_t deinterleave_avx2(const float* src, std::int64_t W, float* even, float* odd) {
+    std::int64_t j = 0;
+    for (; 2 * j + 16 <= W; j += 8) {
+      const __m256 lo = _mm256_loadu_ps(src + 2 * j), hi = _mm256_loadu_ps(src + 2 * j + 8);
+      // Within each 128-bit lane: lo's evens, hi's evens (odds likewise); then the lanes in order.
+      const __m256 evens = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)), odds = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+      _mm256_storeu_ps(even + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(evens), _MM_SHUFFLE(3, 1, 2, 0))));
+      _mm256_storeu_ps(odd + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(odds), _MM_SHUFFLE(3, 1, 2, 0))));
+    }
+    return j;
+  }
+#endif
 
   // The planes are split over the workers, each thread padding its planes into a copy of its own.
   static void depthwise2d(const float* x, const float* w, const float* bias, const Window& win, bool relu, std::int64_t batch, std::int64_t group,
@@ -457,30 +550,40 @@ struct CpuWindows : virtual CpuBase {
     const std::int64_t KH = win.k[0], KW = win.k[1], sh = win.stride[0], sw = win.stride[1], dh = win.dil[0], dw = win.dil[1];
     const std::int64_t top = win.pad_begin[0], left = win.pad_begin[1];
     const std::int64_t P = W + left + win.pad_end[1], rows = H + top + win.pad_end[0];
-    const bool k3 = KH == 3 && KW == 3;
+    // Stride 2: each padded row as its even columns, then its odd ones (`half` floats each).
+    const bool split = sw == 2;
+    const std::int64_t half = (P + 1) / 2, pitch = split ? 2 * half : P, step = split ? 1 : sw;
+    // Where tap (kh, kw) of output (0, 0) lies in the padded plane.
+    std::vector<std::int64_t> offset(static_cast<std::size_t>(KH * KW));
+    for (std::int64_t kh = 0; kh < KH; ++kh)
+      for (std::int64_t kw = 0; kw < KW; ++kw)
+        offset[static_cast<std::size_t>(kh * KW + kw)] = kh * dh * pitch + (split ? (kw * dw % 2) * half + kw * dw / 2 : kw * dw);
+    // The slack a last block reads past the plane.
+    const std::int64_t slack = DEPTHWISE_BLOCK * step + (KW - 1) * dw;
     const std::int64_t planes = batch * group;
     const std::int64_t jobs = split_jobs(workers, planes, planes * per_group * OH * OW * KH * KW);
     run_jobs(workers, jobs, [&](std::int64_t job) {
       const auto [first, end] = job_share(planes, jobs, job);
       static thread_local std::vector<float> padded;
-      // Each group rewrites the same interior; the slack holds what a last block reads past the plane.
-      padded.assign(static_cast<std::size_t>(rows * P + DEPTHWISE_BLOCK * sw + (KW - 1) * dw), 0.0f);
+      // Each group rewrites the same interior, so the pads stay zero.
+      padded.assign(static_cast<std::size_t>(rows * pitch + slack), 0.0f);
       for (std::int64_t plane = first; plane < end; ++plane) {
         const std::int64_t n = plane / group, g = plane % group;
         const float* src = x + (n * group + g) * H * W;
-        for (std::int64_t h = 0; h < H; ++h) copy_row(src + h * W, padded.data() + (h + top) * P + left, W);
+        for (std::int64_t h = 0; h < H; ++h) {
+          float* row = padded.data() + (h + top) * pitch;
+          if (!split) {
+            copy_row(src + h * W, row + left, W);
+            continue;
+          }
+          deinterleave_row(src + h * W, left, W, row, row + half);
+        }
         for (std::int64_t m = 0; m < per_group; ++m) {
           const std::int64_t oc = g * per_group + m;
           const float* wc = w + oc * KH * KW;
           const float b = bias ? bias[oc] : 0.0f;
           float* dst = y + (n * group * per_group + oc) * OH * OW;
-          for (std::int64_t oh = 0; oh < OH; ++oh) {
-            const float* row0 = padded.data() + oh * sh * P;
-            float* d = dst + oh * OW;
-            if (k3 && sw == 1) depthwise_row<3, 1>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
-            else if (k3 && sw == 2) depthwise_row<3, 2>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
-            else depthwise_row<0, 0>(row0, P, wc, KH, KW, dh, dw, sw, b, relu, d, OW);
-          }
+          depthwise_rows(padded.data(), sh * pitch, offset.data(), wc, KH * KW, step, b, relu, dst, OW, OH);
         }
         if (sink) sink->finished(n * group * per_group + g * per_group, per_group);
       }

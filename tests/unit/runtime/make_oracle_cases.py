@@ -151,6 +151,16 @@ run("resize_nearest_sizes", "Resize", [("x", f(1, 3, 3, 4)), ("roi", np.zeros([0
 run("conv_transpose_grouped", "ConvTranspose", [("x", f(2, 4, 3, 4)), ("w", f(4, 2, 3, 2)), ("b", f(4))],
     {"group": 2, "strides": [2, 3], "dilations": [2, 1], "pads": [1, 0, 0, 1], "output_padding": [1, 0]})
 
+# The depthwise kernel's vector paths: rows wider than its 16-column blocks with a ragged tail,
+# output rows not a multiple of the four it computes together, stride 2 with no left pad (the even
+# columns first) and with an even column dilation (every tap in one half), a batch.
+run("conv2d_depthwise_wide", "Conv", [("x", f(2, 3, 11, 45)), ("w", f(3, 1, 3, 3)), ("b", f(3))],
+    {"group": 3, "pads": [1, 1, 1, 1]})
+run("conv2d_depthwise_stride2_wide", "Conv", [("x", f(1, 2, 13, 70)), ("w", f(2, 1, 3, 3)), ("b", f(2))],
+    {"group": 2, "strides": [2, 2], "pads": [0, 0, 1, 1]})
+run("conv2d_depthwise_stride2_dilated", "Conv", [("x", f(1, 2, 9, 41)), ("w", f(4, 1, 3, 3))],
+    {"group": 2, "strides": [2, 2], "pads": [2, 2, 2, 1], "dilations": [1, 2]})
+
 
 def fmt(a):
     a = np.asarray(a)

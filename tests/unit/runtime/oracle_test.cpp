@@ -129,6 +129,35 @@ TEST(OracleConv, DepthwiseAtColumnStrideTwoAndWithAKernelOfAnyExtent) {
   }
 }
 
+// Rows wider than the kernel's column blocks, output rows not a multiple of the rows it computes
+// together, and stride 2 with either parity of left pad and an even column dilation.
+TEST(OracleConv, DepthwiseOverWideRows) {
+  {
+    using namespace oracle::conv2d_depthwise_wide;
+    WindowParams p;
+    p.group = 3;
+    p.pads = {1, 1, 1, 1};
+    expect_matches(cpu.conv<Axes<N, Cout, H, W>>(load<Axes<N, C, H, W>>(x), load<Axes<Cout, Cin, KH, KW>>(w), load<Axes<Cout>>(b), p), out0);
+  }
+  {
+    using namespace oracle::conv2d_depthwise_stride2_wide;
+    WindowParams p;
+    p.group = 2;
+    p.strides = {2, 2};
+    p.pads = {0, 0, 1, 1};
+    expect_matches(cpu.conv<Axes<N, Cout, H, W>>(load<Axes<N, C, H, W>>(x), load<Axes<Cout, Cin, KH, KW>>(w), load<Axes<Cout>>(b), p), out0);
+  }
+  {
+    using namespace oracle::conv2d_depthwise_stride2_dilated;
+    WindowParams p;
+    p.group = 2;
+    p.strides = {2, 2};
+    p.pads = {2, 2, 2, 1};
+    p.dilations = {1, 2};
+    expect_matches(cpu.conv<Axes<N, Cout, H, W>>(load<Axes<N, C, H, W>>(x), load<Axes<Cout, Cin, KH, KW>>(w), p), out0);
+  }
+}
+
 TEST(OracleConv, OneSpatialAxis) {
   using namespace oracle::conv1d;
   WindowParams p;
