@@ -119,3 +119,4 @@ struct OpaqueBackend {
 static_assert(Backend<Cpu>, "Cpu must model Backend");
 static_assert(Backend<OpaqueBackend>, "OpaqueBackend must model Backend");
 #undef LOAM_BACKEND_KERNELS
+#undef LOAM_FRESH_RESULT_KERNELS

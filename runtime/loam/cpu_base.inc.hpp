@@ -80,7 +80,14 @@ struct CpuBase {
       return;
     }
     const std::int64_t inner = ext[r - 1], inner_stride = stride[r - 1];
-    std::vector<std::int64_t> idx(r, 0);
+    // The position within the outer axes: in place up to 16 of them, so a copy allocates nothing.
+    std::array<std::int64_t, 16> in_place{};
+    std::vector<std::int64_t> beyond;
+    std::int64_t* idx = in_place.data();
+    if (r > in_place.size()) {
+      beyond.assign(r, 0);
+      idx = beyond.data();
+    }
     std::int64_t offset = base;
     for (std::int64_t done = 0; done < total; done += inner) {
       if (inner_stride == 1) {

@@ -553,11 +553,14 @@ struct CpuWindows : virtual CpuBase {
     // Stride 2: each padded row as its even columns, then its odd ones (`half` floats each).
     const bool split = sw == 2;
     const std::int64_t half = (P + 1) / 2, pitch = split ? 2 * half : P, step = split ? 1 : sw;
-    // Where tap (kh, kw) of output (0, 0) lies in the padded plane.
-    std::vector<std::int64_t> offset(static_cast<std::size_t>(KH * KW));
+    // Where tap (kh, kw) of output (0, 0) lies in the padded plane (the calling thread's list, kept
+    // between calls; the jobs read it through `offset`).
+    static thread_local std::vector<std::int64_t> tap_offsets;
+    tap_offsets.resize(static_cast<std::size_t>(KH * KW));
     for (std::int64_t kh = 0; kh < KH; ++kh)
       for (std::int64_t kw = 0; kw < KW; ++kw)
-        offset[static_cast<std::size_t>(kh * KW + kw)] = kh * dh * pitch + (split ? (kw * dw % 2) * half + kw * dw / 2 : kw * dw);
+        tap_offsets[static_cast<std::size_t>(kh * KW + kw)] = kh * dh * pitch + (split ? (kw * dw % 2) * half + kw * dw / 2 : kw * dw);
+    const std::int64_t* const offset = tap_offsets.data();
     // The slack a last block reads past the plane.
     const std::int64_t slack = DEPTHWISE_BLOCK * step + (KW - 1) * dw;
     const std::int64_t planes = batch * group;
@@ -583,7 +586,7 @@ struct CpuWindows : virtual CpuBase {
           const float* wc = w + oc * KH * KW;
           const float b = bias ? bias[oc] : 0.0f;
           float* dst = y + (n * group * per_group + oc) * OH * OW;
-          depthwise_rows(padded.data(), sh * pitch, offset.data(), wc, KH * KW, step, b, relu, dst, OW, OH);
+          depthwise_rows(padded.data(), sh * pitch, offset, wc, KH * KW, step, b, relu, dst, OW, OH);
         }
         if (sink) sink->finished(n * group * per_group + g * per_group, per_group);
       }

@@ -31,3 +31,14 @@
   PLAIN(hardmax) PLAIN(hardmax_flattened) PLAIN(cumsum) PLAIN(batch_normalization)                        \
   PLAIN(instance_normalization) PLAIN(lrn) PLAIN(mean_variance_normalization)                             \
   OF(layer_normalization_statistic) OWN(layer_normalization)
+
+// The kernels whose result is always storage of their own, written in full and never an operand's
+// (nor a view of one): the memory plan places such a call's one result in the arena
+// (src/lower/memory_plan.cpp reads this list). A kernel not listed may return an operand as it is
+// (a reshape, a cast to the same type, a reduction over no axes), so the plan holds its operands'
+// blocks for as long as its result lives.
+#define LOAM_FRESH_RESULT_KERNELS(K)                                                                         \
+  K(loom) K(matmul) K(matmul_broadcast) K(matmul_bias) K(gemm) K(conv) K(conv_max_pool) K(conv_average_pool) \
+  K(max_pool) K(average_pool) K(global_average_pool) K(global_max_pool) K(conv_transpose) K(transpose)       \
+  K(slice) K(split_part) K(concat) K(gather) K(expand) K(tile) K(pad) K(resize) K(softmax) K(log_softmax)    \
+  K(batch_normalization) K(instance_normalization) K(layer_normalization)

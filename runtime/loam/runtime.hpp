@@ -10,6 +10,8 @@ namespace loam_runtime {
 #include "axes.inc.hpp"
 #include "errors.inc.hpp"
 #include "tensor.inc.hpp"
+#include "arena_plan.inc.hpp"
+#include "arena.inc.hpp"
 #include "safetensors.inc.hpp"
 #include "workers.inc.hpp"
 #include "sgemm.inc.hpp"

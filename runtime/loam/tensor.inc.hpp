@@ -39,18 +39,78 @@ class TensorStorage {
   static constexpr std::size_t ALIGN = 64;
 
   static std::shared_ptr<void> allocate(std::size_t bytes) {
+    // A placement holds for the first allocation after it: taken when the size is the planned
+    // one, dropped otherwise (a kernel's own scratch, a result the plan did not expect).
+    if (Placement& p = placement(); p.block != nullptr) {
+      void* planned = p.block;
+      const bool fits = p.bytes == bytes;
+      p = {};
+      if (fits) return std::shared_ptr<void>(std::shared_ptr<void>(), planned);  // no owner: the arena outlives it
+    }
     void* block = nullptr;
     if (bytes >= CACHED_MIN && alive()) block = cache().take(bytes);
     if (block == nullptr) block = ::operator new(bytes, std::align_val_t{ALIGN});
     return std::shared_ptr<void>(block, Release{bytes});
   }
 
-  // Returns every cached block of this thread to the allocator.
+  // Returns every cached block of this thread to the allocator, and its arena when no forward
+  // holds it.
   static void release_cache() {
-    if (alive()) cache().clear();
+    if (!alive()) return;
+    cache().clear();
+    if (!arena().entered) arena().clear();
   }
 
+  // The memory plan's arena: one block per thread (a forward runs its kernels on the thread that
+  // called it), grown to the largest plan entered and kept. Returns nullptr when a forward on this
+  // thread holds it already (a nested forward then allocates as if it had no plan).
+  static std::byte* enter_arena(std::size_t bytes) {
+    if (!alive()) return nullptr;
+    Arena& a = arena();
+    if (a.entered) return nullptr;
+    if (a.capacity < bytes) {
+      a.clear();
+      a.block = static_cast<std::byte*>(::operator new(bytes, std::align_val_t{ALIGN}));
+      a.capacity = bytes;
+    }
+    a.entered = true;
+    return a.block;
+  }
+  static void leave_arena() {
+    if (!alive()) return;
+    arena().entered = false;
+    placement() = {};
+  }
+  // The next allocation of exactly `bytes` on this thread is `block` (a slice of the arena).
+  static void place(void* block, std::size_t bytes) { placement() = {block, bytes}; }
+
  private:
+  struct Placement {
+    void* block = nullptr;
+    std::size_t bytes = 0;
+  };
+  static Placement& placement() {
+    static thread_local Placement p;
+    return p;
+  }
+  struct Arena {
+    std::byte* block = nullptr;
+    std::size_t capacity = 0;
+    bool entered = false;
+    void clear() {
+      if (block != nullptr) ::operator delete(block, std::align_val_t{ALIGN});
+      block = nullptr;
+      capacity = 0;
+    }
+    ~Arena() {
+      alive() = false;
+      clear();
+    }
+  };
+  static Arena& arena() {
+    static thread_local Arena a;
+    return a;
+  }
   struct Release {
     std::size_t bytes;
     void operator()(void* block) const {

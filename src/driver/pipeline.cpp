@@ -80,10 +80,13 @@ std::string run(const Program& p, std::optional<Stage> stop, emit::WrittenModule
   if (stop == Stage::Axes) return axes::print_naming(naming);
 
   // The fusion plan is made inside lowering, which asks it node by node.
-  const lower::LoweredModule lowered = lower::lower_module(model, st, naming, p.origin, {p.fuse});
+  lower::LoweredModule lowered = lower::lower_module(model, st, naming, p.origin, {p.fuse});
   lower::verify_lowered(lowered, p.origin);
+  lowered.memory = lower::plan_memory(lowered);
+  lower::verify_memory_plan(lowered, p.origin);
   if (p.report.text) *p.report.text = lower::fusion_report(model, lowered, p.report.json);
   if (stop == Stage::Lowered) return lower::print_lowered(lowered);
+  if (stop == Stage::Memory) return lower::print_memory_plan(lowered);
 
   // What lowering generated is checked as any Loom module is, before it is printed as C++.
   if (lowered.kernels) loom::verify_module(*lowered.kernels);
@@ -121,9 +124,10 @@ Stage stage_from_name(const std::string& name) {
   if (name == "stage0") return Stage::Stage0;
   if (name == "axes") return Stage::Axes;
   if (name == "lowered") return Stage::Lowered;
+  if (name == "memory") return Stage::Memory;
   if (name == "loom") return Stage::Loom;
   if (name == "cpp") return Stage::Cpp;
-  fail("--emit takes graph, stage0, axes, lowered, loom or cpp, not '" + name + "'");
+  fail("--emit takes graph, stage0, axes, lowered, memory, loom or cpp, not '" + name + "'");
 }
 
 std::string module_name_from_path(const std::filesystem::path& p) { return emit::identifier_spelling(p.stem().string()); }

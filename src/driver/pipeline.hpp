@@ -16,9 +16,9 @@
 
 namespace loam::driver {
 
-enum class Stage { Graph, Stage0, Axes, Lowered, Loom, Cpp };
+enum class Stage { Graph, Stage0, Axes, Lowered, Memory, Loom, Cpp };
 
-// "graph", "stage0", "axes", "lowered", "loom", "cpp"; refuses any other word, listing the stages.
+// "graph", "stage0", "axes", "lowered", "memory", "loom", "cpp"; refuses any other word, listing the stages.
 Stage stage_from_name(const std::string& name);
 
 struct BuildRequest {

@@ -58,16 +58,6 @@ std::string number(double v) {
   return buf;
 }
 
-bool has_branch_symbol(const Extent& e) {
-  for (stage0::SymbolId s : e.symbols()) {
-    const stage0::SymbolInfo& info = stage0::symbol_info(s);
-    if (info.kind == stage0::SymbolKind::Branch) return true;
-    for (const auto& op : info.operands)
-      if (has_branch_symbol(op)) return true;
-  }
-  return false;
-}
-
 class Writer {
  public:
   Writer(const lower::LoweredModule& m, const ModuleOptions& o) : m_(m), o_(o) {}
@@ -129,6 +119,10 @@ class Writer {
   // Forward's statements: owed checks, kernel calls, and an If as one `if` with a block per branch.
   void write_owed(const stage0::OwedCondition& c);
   void write_calls(const std::vector<lower::KernelCall>& calls);
+  // The memory plan's tables and forward's hold on the arena; each placed call then names its value.
+  void write_memory_plan();
+  std::map<const lower::KernelCall*, std::size_t> placed_;  // a top-level call -> its value in the plan
+  std::string arena_var_;
   void write_if(const lower::KernelCall& c);
   void write_block(const lower::Block& b, const std::vector<std::string>& slots);
   void write_deferred_owed();
@@ -533,8 +527,17 @@ void Writer::write_calls(const std::vector<lower::KernelCall>& calls) {
     for (std::size_t i = 0; i < c.args.size(); ++i) {
       // A generated kernel's call names it by its adapter.
       const bool adapter = c.kernel == "loom" && i == 0;
-      args += (i ? ", " : "") + (adapter ? adapter_.at(c.args[0].code) + "{}" : arg_code(c.args[i]));
+      std::string code = adapter ? adapter_.at(c.args[0].code) + "{}" : arg_code(c.args[i]);
+      if (c.args[i].built_once) {
+        const std::string once = names_.fresh(identifier_spelling(c.results.empty() ? c.node : c.results[0]) + "_settings");
+        body_ += "  static const auto " + once + " = " + code + ";\n";
+        code = once;
+      }
+      args += (i ? ", " : "") + code;
     }
+    // Last before the call, so nothing else takes the placement.
+    if (auto it = placed_.find(&c); block_depth_ == 0 && it != placed_.end())
+      body_ += "  " + arena_var_ + ".place(" + std::to_string(it->second) + ");\n";
     if (c.epilogue) {
       // epilogue<Out, O>(Kernel{}, extents, other extents, the operands after the product).
       const lower::KernelCall& k = c.epilogue->kernel;
@@ -574,6 +577,37 @@ void Writer::write_calls(const std::vector<lower::KernelCall>& calls) {
     body_ += "  const std::tuple<" + types + "> " + tuple + " = backend" + targs + "(" + args + ");\n";
     body_ += "  [[maybe_unused]] const auto& [" + vars + "] = " + tuple + ";\n";
   }
+}
+
+void Writer::write_memory_plan() {
+  const lower::MemoryPlan& plan = m_.memory;
+  if (plan.values.empty()) return;
+  const std::size_t n = plan.values.size();
+  body_ += "\n  // The memory plan: " + std::to_string(n) + " intermediates share one arena, ";
+  if (plan.arena_bytes)
+    body_ += "of " + std::to_string(*plan.arena_bytes) + " bytes (one block each they would take " + std::to_string(plan.separate_bytes) + ")";
+  else
+    body_ += "laid out for the extents of the call (again only when they change)";
+  body_ += ";\n  // place(k) has the next kernel write its result into value k's block.\n";
+  const std::string lifetimes = names_.fresh("loam_lifetimes"), sizes = names_.fresh("loam_value_bytes"),
+                    plan_var = names_.fresh("loam_memory_plan");
+  arena_var_ = names_.fresh("loam_arena");
+  std::string life, bytes;
+  for (std::size_t i = 0; i < n; ++i) {
+    const lower::PlannedValue& v = plan.values[i];
+    life += (i ? ", " : "") + std::string("{") + std::to_string(v.call) + ", " + std::to_string(v.last) + "}";
+    const auto count = v.elements.constant();
+    bytes += "      " +
+             (count ? "std::size_t{" + std::to_string(static_cast<std::size_t>(*count) * v.element_bytes) + "}"
+                    : "std::size_t{" + std::to_string(v.element_bytes) + "} * static_cast<std::size_t>(" + extent_code(v.elements) + ")") +
+             (i + 1 < n ? "," : "") + "  // " + comment_safe(v.tensor) + "\n";
+  }
+  const std::string count = std::to_string(n);
+  body_ += "  static constexpr std::array<ArenaInterval, " + count + "> " + lifetimes + "{{" + life + "}};\n";
+  body_ += "  const std::array<std::size_t, " + count + "> " + sizes + "{\n" + bytes + "  };\n";
+  body_ += "  static thread_local ArenaPlan<" + count + "> " + plan_var + ";\n";
+  body_ += "  const ArenaScope " + arena_var_ + " = " + plan_var + ".enter(" + lifetimes + ", " + sizes + ");\n";
+  for (std::size_t i = 0; i < n; ++i) placed_[&m_.calls.at(plan.values[i].call)] = i;
 }
 
 // `if (condition) { then block } else { else block }`: the results are declared ahead of the `if`
@@ -745,7 +779,7 @@ void Writer::write_forward() {
   for (const bool fits : {true, false})
     for (const auto& c : m_.owed) {
       if ((c.kind == stage0::OwedKind::FitsI64) != fits) continue;
-      if (has_branch_symbol(c.slack)) deferred_owed_.push_back(&c);
+      if (stage0::reads_branch_length(c.slack)) deferred_owed_.push_back(&c);
       else write_owed(c);
     }
   // 4. Upload the inputs, widening a half to float.
@@ -802,6 +836,7 @@ void Writer::write_forward() {
   }
   // 5. The kernels, in graph order; each result is declared with the axes the build computed, so a
   // call whose kernel disagrees does not compile.
+  write_memory_plan();
   body_ += "\n  // Kernels.\n";
   write_calls(m_.calls);
   // 6. Download the outputs, narrowing a half.

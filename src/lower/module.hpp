@@ -53,6 +53,9 @@ struct Arg {
   // What a Code argument is in Loom: the constants it passes, none for text that is no data (an
   // absent optional operand, the name an error message quotes).
   std::vector<CallConstant> constants;
+  // A Code argument that builds an object the call only reads and that no call changes (a
+  // WindowParams, whose lists allocate): forward builds it once, as a static const.
+  bool built_once = false;
 
   static Arg of_tensor(std::string t) { Arg a; a.kind = Kind::Tensor; a.tensor = std::move(t); return a; }
   static Arg of_extents(std::vector<Extent> e) { Arg a; a.kind = Kind::Extents; a.extents = std::move(e); return a; }
@@ -168,6 +171,26 @@ struct PreparedWeight {
   bool packed() const { return form != Form::Regrouped && form != Form::FoldedBias; }
 };
 
+// The memory plan (src/lower/memory_plan.cpp): the results of forward's top-level calls that share
+// one arena, each with the calls it lives over. A result is placed when its kernel always writes
+// storage of its own (runtime/loam/kernels.inc.hpp's fresh list) and nothing forward returns can
+// be it or a view of it; every other tensor keeps storage of its own.
+struct PlannedValue {
+  std::string tensor;             // the call's one result
+  std::size_t call = 0;           // the index in `calls` of the call that writes it
+  std::size_t last = 0;           // the last call that reads it, or anything that may be a view of it
+  Extent elements;                // its element count, in the symbols forward binds
+  std::size_t element_bytes = 0;  // of the type kernels compute it in
+};
+struct MemoryPlan {
+  std::vector<PlannedValue> values;  // in call order
+  // Where every value's size is known at build time: the arena's bytes, each value's offset in
+  // it (the runtime's own layout, arena_plan.inc.hpp), and what they would take one block each.
+  std::optional<std::size_t> arena_bytes;
+  std::vector<std::size_t> offsets;
+  std::size_t separate_bytes = 0;
+};
+
 struct LoweredModule {
   std::vector<TensorInfo> inputs;   // forward's tensor parameters, in graph order
   std::vector<TensorInfo> outputs;  // what forward returns, in order
@@ -193,6 +216,7 @@ struct LoweredModule {
   std::map<std::string, std::string> kernel_texts;
   // What fusion decided for each node of the top-level graph, by index.
   std::map<std::size_t, NodeDecision> decisions;
+  MemoryPlan memory;
 };
 
 // The C++ type a module stores an element type in ("float", "std::int64_t", "Half", "std::int8_t",
@@ -211,6 +235,13 @@ void build_forward(LoweredModule& m, const std::string& origin);
 // Stops the build if a call names a kernel the backend seam does not list (a generator's mistake,
 // which the module's compile would otherwise report).
 void verify_lowered(const LoweredModule& m, const std::string& where);
+
+// The memory plan of the module's calls (`loam build --emit=memory`), and its check: every placed
+// value is the one result of a call of a fresh-result kernel, no output is placed, and where the
+// offsets are known no two values alive at once share a byte.
+MemoryPlan plan_memory(const LoweredModule& m);
+void verify_memory_plan(const LoweredModule& m, const std::string& where);
+std::string print_memory_plan(const LoweredModule& m);
 
 // Lowers every kernel node. Throws loam::Error naming the file and node for an operator (or a form
 // of one) no kernel computes.

@@ -311,7 +311,9 @@ Arg window_params(const LowerContext& cx) {
   constants.push_back({loom::Scalar::Index, ap, "auto_pad"});
   constants.push_back({loom::Scalar::I1, ceil ? 1u : 0u, "ceil_mode"});
   constants.push_back({loom::Scalar::I1, include_pad ? 1u : 0u, "count_include_pad"});
-  return Arg::of_code(std::move(text), std::move(constants));
+  Arg a = Arg::of_code(std::move(text), std::move(constants));
+  a.built_once = true;
+  return a;
 }
 
 void lower_conv(LowerContext& cx, const Node& n) {

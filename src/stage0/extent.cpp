@@ -437,6 +437,16 @@ const SymbolInfo& symbol_info(SymbolId s) {
   return t.infos[s];
 }
 
+bool reads_branch_length(const Extent& e) {
+  for (SymbolId s : e.symbols()) {
+    const SymbolInfo& info = symbol_info(s);
+    if (info.kind == SymbolKind::Branch) return true;
+    for (const auto& op : info.operands)
+      if (reads_branch_length(op)) return true;
+  }
+  return false;
+}
+
 const std::string& symbol_display(SymbolId s) { return symbol_info(s).display; }
 
 namespace {

@@ -136,6 +136,9 @@ struct SymbolInfo {
 
 // The process-wide symbol table.
 const SymbolInfo& symbol_info(SymbolId s);
+// Whether an extent reads a length only an If's branch decides (a Branch symbol, or a derived
+// symbol over one): forward knows it only once that If has run.
+bool reads_branch_length(const Extent& e);
 // The input symbol of a dim_param name (interned): its range [0, 2^31 - 1], or the one a live
 // ScopedSymbolRanges gives the name.
 SymbolId input_symbol(std::string_view name);

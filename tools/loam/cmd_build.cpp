@@ -1,7 +1,7 @@
 // loam build GRAPH [--checkpoint FILE]... [--options F] -o NAME.hpp [--name NAME] [--emit=STAGE]
 //            [--no-fuse] [--report FILE [--json]]
 // Writes one self-contained C++ header for the model; a refusal prints the error naming the file,
-// node, tensor and axis, and exits 1 without writing. --emit=graph|stage0|axes|lowered|loom|cpp
+// node, tensor and axis, and exits 1 without writing. --emit=graph|stage0|axes|lowered|memory|loom|cpp
 // prints the program after that stage instead (to -o, or standard output). --report writes what
 // fusion decided for every node (`-`: standard output). Embedded weights of 1 MiB or more go to
 // NAME.hpp.weights beside the header, which assembles them in. On a terminal, a read or write of
@@ -73,7 +73,7 @@ const loam::cli::SubcommandRegistration build_registration([](CLI::App& app) -> 
   sub->add_option("--options", args->options, "options JSON (layout, dims, outputs, ...)");
   sub->add_option("-o,--output", args->output, "the header to write (with --emit, standard output if left out)");
   sub->add_option("--name", args->name, "the module's namespace (default: from the output file name)");
-  sub->add_option("--emit", args->emit, "print the program after a stage instead: graph, stage0, axes, lowered, loom or cpp");
+  sub->add_option("--emit", args->emit, "print the program after a stage instead: graph, stage0, axes, lowered, memory, loom or cpp");
   sub->add_flag("--no-fuse", args->no_fuse, "one kernel per node (weights are still packed at load)");
   sub->add_option("--report", args->report, "write what fusion decided for every node to FILE ('-': standard output)");
   sub->add_flag("--json", args->json, "the report as JSON")->needs(sub->get_option("--report"));

@@ -35,6 +35,7 @@ TEST(Pipeline, EachStagePrintsWhatItDecided) {
 TEST(Pipeline, RefusesAnUnknownStage) {
   EXPECT_THROW(stage_from_name("loom2"), loam::Error);
   EXPECT_EQ(stage_from_name("lowered"), Stage::Lowered);
+  EXPECT_EQ(stage_from_name("memory"), Stage::Memory);
 }
 
 }  // namespace
