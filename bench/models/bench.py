@@ -18,7 +18,11 @@ inside the library around the forward calls; the onnxruntime time around the Pyt
 session.run calls, so it includes the Python binding's per-call cost (numpy in, numpy out) --
 visible at the tiny sizes (MLP), negligible at MNIST's.
 
-usage: bench.py WORKDIR [--rounds R] [--sample-ms MS] [--threads 1,2]
+With IREE's tools installed (PyPI iree-base-compiler and iree-base-runtime), each row also times
+IREE on the same model and inputs, compiled for this CPU and run by its own iree-benchmark-module,
+one sample a round beside the others (IreeSide): ratio IREE / Loam above 1 means Loam is faster.
+
+usage: bench.py WORKDIR [--rounds R] [--sample-ms MS] [--threads 1,2] [--no-iree]
 WORKDIR holds what run.sh built: libmnist_b1.so, libmnist_b64.so, libmlp.so, libultraface.so, libppocr_cls.so, libppocr_det.so,
 libgpt2_eager_opset14.so, libgpt2_sdpa_opset17.so, their *_unfused.so twins, mnist_b64.onnx, and fma_peak
 (bench/fma_peak.cpp: one core's FMA peak, measured at the start and the end; the GFLOP/s columns are
@@ -195,6 +199,86 @@ class OrtBoundSide:
         return (time.perf_counter_ns() - t0) / n
 
 
+def iree_tool(name):
+    """An IREE tool (PyPI iree-base-compiler, iree-base-runtime) beside this Python or on PATH."""
+    for d in [os.path.dirname(sys.executable)] + os.environ.get("PATH", "").split(os.pathsep):
+        p = os.path.join(d, name)
+        if os.access(p, os.X_OK):
+            return p
+    return None
+
+
+class IreeSide:
+    """IREE, the third peer: the model with its inputs' shapes fixed to the case's (and what they
+    settle folded), imported by iree-import-onnx, compiled for this CPU (llvm-cpu, --iree-llvmcpu-target-cpu=host) and timed by
+    its own iree-benchmark-module on the same inputs (.npy files): a sample of n calls is one run of
+    it with --benchmark_min_time=nx, its real time per call (process start and module load not
+    counted). One thread is the local-sync device; T threads local-task with T workers. Unavailable
+    (`error` says why) when the tools are missing or the model does not compile."""
+
+    def __init__(self, w, tag, model, inputs, threads):
+        self.error = None
+        tools = {t: iree_tool(t) for t in ("iree-import-onnx", "iree-compile", "iree-benchmark-module", "iree-run-module")}
+        if not all(tools.values()):
+            self.error = "IREE's tools are not installed"
+            return
+        self.tools = tools
+        base = os.path.join(w, f"iree_{tag}")
+        m = onnx.load_from_string(model) if isinstance(model, bytes) else onnx.load(model)
+        inits = {t.name for t in m.graph.initializer}
+        graph_inputs = [i for i in m.graph.input if i.name not in inits]
+        for gi, x in zip(graph_inputs, inputs):
+            dims = gi.type.tensor_type.shape.dim
+            for d, n in zip(dims, x.shape):
+                d.Clear()
+                d.dim_value = n
+        onnx.save(m, base + "_static.onnx")
+        # The lengths the fixed shapes settle (Shape, Gather, Concat into a Reshape's target) folded
+        # by onnxruntime's basic optimisations (constant folding and dead-node removal, no fusion
+        # into operators of its own), so IREE's import sees static shapes.
+        so = ort.SessionOptions()
+        so.log_severity_level = 3
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+        so.optimized_model_filepath = base + ".onnx"
+        ort.InferenceSession(base + "_static.onnx", so, providers=["CPUExecutionProvider"])
+        self.args = []
+        for k, x in enumerate(inputs):
+            np.save(f"{base}_in{k}.npy", np.ascontiguousarray(x))
+            self.args.append(f"--input=@{base}_in{k}.npy")
+        vmfb = base + ".vmfb"
+        if not os.path.exists(vmfb):
+            steps = [[tools["iree-import-onnx"], base + ".onnx", "-o", base + ".mlir"],
+                     [tools["iree-compile"], base + ".mlir", "--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
+                      "--iree-llvmcpu-target-cpu=host", "-o", vmfb]]
+            for cmd in steps:
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                if r.returncode != 0:
+                    last = (r.stderr.strip().splitlines() or ["?"])[-1]
+                    self.error = f"{os.path.basename(cmd[0])} failed: {last[:160]}"
+                    return
+        with open(base + ".mlir") as f:
+            text = f.read()
+        self.function = text.split("func.func @", 1)[1].split("(", 1)[0]
+        self.device = ["--device=local-sync"] if threads == 1 else ["--device=local-task", f"--task_topology_group_count={threads}"]
+        self.module = [f"--module={vmfb}", f"--function={self.function}"] + self.device + self.args
+        self.out_path = base + "_out.npy"
+
+    def result(self):
+        r = subprocess.run([self.tools["iree-run-module"]] + self.module + [f"--output=@{self.out_path}"], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"iree-run-module failed: {r.stderr.strip()[-300:]}")
+        return np.load(self.out_path)
+
+    def sample(self, n):
+        r = subprocess.run([self.tools["iree-benchmark-module"]] + self.module + [f"--benchmark_min_time={n}x", "--benchmark_format=json"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"iree-benchmark-module failed: {r.stderr.strip()[-300:]}")
+        b = json.loads(r.stdout)["benchmarks"][0]
+        scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
+        return b["real_time"] * scale
+
+
 def agreement(sides, ref, what):
     """The largest difference of the sides' outputs from onnxruntime's (one forward each); refused
     above 1e-4 of the output's scale."""
@@ -369,6 +453,7 @@ def main():
     ap.add_argument("--threads", default="1,2", help="thread counts, comma-separated: each row runs both sides on each (default 1,2)")
     ap.add_argument("--only", choices=["decoder", "encoder"],
                     help="time only the GPT-2 decoder's prompt pass and decode step, or only the encoder (MINILM=DIR)")
+    ap.add_argument("--no-iree", action="store_true", help="leave IREE out (it is timed where iree-base-compiler and iree-base-runtime are installed)")
     args = ap.parse_args()
     args.thread_counts = [int(t) for t in args.threads.split(",")]
     w = args.workdir
@@ -417,6 +502,7 @@ def main():
     if args.only is None:
         rows = []
         inputs = {}
+        iree_notes = []
         for threads, (model, batch, lib, onnx_model, input_name, shape, ck, out_shape, flops) in (
                 (t, c) for t in args.thread_counts for c in cases):
             if (model, batch) not in inputs:
@@ -432,11 +518,23 @@ def main():
             unfused_lib = os.path.join(w, lib.replace(".so", "_unfused.so"))
             unfused = LoamSide(unfused_lib, x, ck, out_shape, threads) if os.path.exists(unfused_lib) else None
             orts = OrtSide(onnx_model, input_name, x, threads)
-            diff = agreement([loam] + ([unfused] if unfused else []), orts.result(), f"{model} batch {batch}")
+            ref = orts.result()
+            diff = agreement([loam] + ([unfused] if unfused else []), ref, f"{model} batch {batch}")
+            iree = None
+            if not args.no_iree:
+                iree = IreeSide(w, f"{model.replace(' ', '_')}_b{batch}", onnx_model, [x], threads)
+                if iree.error is None:
+                    d = float(np.max(np.abs(iree.result().reshape(ref.shape) - ref)))
+                    if not d <= 1e-3 * max(1.0, float(np.max(np.abs(ref)))):
+                        iree.error = f"outputs disagree with onnxruntime's (max abs diff {d:.1e})"
+                if iree.error is not None:
+                    iree_notes.append(f"{model} batch {batch}, {threads} thread(s): {iree.error}")
+                    iree = None
             n_loam = calibrate(loam, args.sample_ms)
             n_ort = calibrate(orts, args.sample_ms)
             n_unfused = calibrate(unfused, args.sample_ms) if unfused else 0
-            t_loam, t_ort, ratios, fusion = [], [], [], []
+            n_iree = calibrate(iree, args.sample_ms) if iree else 0
+            t_loam, t_ort, t_iree, ratios, iree_ratios, fusion = [], [], [], [], [], []
             for _ in range(args.rounds):
                 a = loam.sample(n_loam)
                 b = orts.sample(n_ort)
@@ -445,20 +543,28 @@ def main():
                 ratios.append(b / a)
                 if unfused:
                     fusion.append(unfused.sample(n_unfused) / a)
+                if iree:
+                    c = iree.sample(n_iree)
+                    t_iree.append(c)
+                    iree_ratios.append(c / a)
             ml, mo = statistics.median(t_loam), statistics.median(t_ort)
             gflops = flops * batch / ml
             rows.append((model, batch, threads, ml / 1e3, mo / 1e3, statistics.median(ratios), min(ratios), max(ratios),
                          gflops, 100.0 * gflops / (peak * threads), flops * batch / mo, diff,
-                         f"{statistics.median(fusion):.2f}" if fusion else "–"))
+                         f"{statistics.median(fusion):.2f}" if fusion else "–",
+                         f"{statistics.median(t_iree) / 1e3:.2f}" if t_iree else "–",
+                         f"**{statistics.median(iree_ratios):.2f}**" if iree_ratios else "–"))
             sys.stdout.flush()
         print(f"load average at the end {os.getloadavg()[0]:.2f}")
         print()
         print("| model | batch | threads | Loam µs/forward | onnxruntime µs/run | ratio ort/Loam (median) | ratio range | "
-              "Loam GFLOP/s | Loam % of peak | ort GFLOP/s | max abs diff | unfused/fused |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for m, b, t, l, o, r, rmin, rmax, g, p, go, d, fu in rows:
+              "Loam GFLOP/s | Loam % of peak | ort GFLOP/s | max abs diff | unfused/fused | IREE µs/call | ratio IREE/Loam |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for m, b, t, l, o, r, rmin, rmax, g, p, go, d, fu, it, ir in rows:
             print(f"| {m} | {b} | {t} | {l:.2f} | {o:.2f} | **{r:.2f}** | {rmin:.2f}–{rmax:.2f} | {g:.2f} | {p:.1f} % | "
-                  f"{go:.2f} | {d:.1e} | {fu} |")
+                  f"{go:.2f} | {d:.1e} | {fu} | {it} | {ir} |")
+        for note in iree_notes:
+            print(f"IREE: {note}")
         scaling_table(rows, args.thread_counts)
     if args.only in (None, "decoder"):
         decoder(args, w, rng, bandwidth)

@@ -14,7 +14,8 @@
 # Environment: LOAM=path/to/loam (default: build/bench/tools/loam/loam, built if missing),
 #              WORK=dir for generated files (default: build/bench/models), CXX (default g++),
 #              CALLGRIND=1 to also count instructions of one forward per case under callgrind.
-# Needs python3 with numpy, onnx and onnxruntime (1.32 measured).
+# Needs python3 with numpy, onnx and onnxruntime (1.32 measured), and for IREE's column
+# iree-base-compiler and iree-base-runtime (3.13): bench/models/requirements.txt lists them.
 set -euo pipefail
 ARGS=("$@")
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
