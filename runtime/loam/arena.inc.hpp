@@ -2,6 +2,15 @@
 // the calling thread's (TensorStorage's), kept between calls, so a steady run allocates nothing
 // for the values the plan places.
 
+// The bytes of a value of `count` elements of `element` bytes each, as forward computes them for
+// the plan; a count below zero or a product past size_t is refused, never wrapped.
+inline std::size_t arena_value_bytes(std::int64_t count, std::size_t element) {
+  std::size_t bytes = 0;
+  if (count < 0 || __builtin_mul_overflow(static_cast<std::size_t>(count), element, &bytes))
+    throw KernelMisuse("memory plan: " + std::to_string(count) + " elements of " + std::to_string(element) + " bytes do not fit size_t");
+  return bytes;
+}
+
 // A forward's hold on its thread's arena: place(k) has the next kernel's result written into
 // value k's block. Without the arena (a nested forward) it places nothing, and the kernels
 // allocate their results as they would with no plan.
@@ -31,6 +40,12 @@ class ArenaPlan {
  public:
   ArenaScope enter(const std::array<ArenaInterval, N>& life, const std::array<std::size_t, N>& bytes) {
     if (!planned_ || bytes != bytes_) {
+      // The arena is no larger than the values' rounded bytes together: if those fit, every
+      // offset and end the layout computes does.
+      std::size_t total = 0;
+      for (const std::size_t b : bytes)
+        if (__builtin_add_overflow(total, b, &total) || __builtin_add_overflow(total, ARENA_ALIGN, &total))
+          throw KernelMisuse("memory plan: the intermediates' " + std::to_string(N) + " blocks together do not fit size_t");
       bytes_ = bytes;
       peak_ = plan_arena(life, bytes_, offsets_, scratch_);
       planned_ = true;

@@ -596,10 +596,9 @@ void Writer::write_memory_plan() {
   for (std::size_t i = 0; i < n; ++i) {
     const lower::PlannedValue& v = plan.values[i];
     life += (i ? ", " : "") + std::string("{") + std::to_string(v.call) + ", " + std::to_string(v.last) + "}";
-    const auto count = v.elements.constant();
     bytes += "      " +
-             (count ? "std::size_t{" + std::to_string(static_cast<std::size_t>(*count) * v.element_bytes) + "}"
-                    : "std::size_t{" + std::to_string(v.element_bytes) + "} * static_cast<std::size_t>(" + extent_code(v.elements) + ")") +
+             (v.bytes ? "std::size_t{" + std::to_string(*v.bytes) + "}"
+                      : "arena_value_bytes(" + extent_code(v.elements) + ", " + std::to_string(v.element_bytes) + ")") +
              (i + 1 < n ? "," : "") + "  // " + comment_safe(v.tensor) + "\n";
   }
   const std::string count = std::to_string(n);

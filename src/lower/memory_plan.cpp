@@ -70,11 +70,13 @@ Extent size_of(const KernelCall& c) {
   return n;
 }
 
-std::optional<std::size_t> static_bytes(const PlannedValue& v) {
-  const auto n = v.elements.constant();
+// elements x element_bytes where the count is a constant and the product fits (forward computes
+// the others, checked).
+std::optional<std::size_t> static_bytes(const Extent& elements, std::size_t element_bytes) {
+  const auto n = elements.constant();
   if (!n || *n < 0) return std::nullopt;
   std::size_t bytes = 0;
-  if (__builtin_mul_overflow(static_cast<std::size_t>(*n), v.element_bytes, &bytes)) return std::nullopt;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(*n), element_bytes, &bytes)) return std::nullopt;
   return bytes;
 }
 
@@ -95,12 +97,14 @@ MemoryPlan plan_memory(const LoweredModule& m) {
       if (auto it = views.find(t); it != views.end()) read_values.insert(it->second.begin(), it->second.end());
     for (const std::size_t v : read_values) plan.values[v].last = std::max(plan.values[v].last, i);
     // A result whose size only an If decides is left out: forward sizes the arena before any If.
-    if (fresh(c) && !stage0::reads_branch_length(size_of(c))) {
+    const std::optional<Extent> elements = fresh(c) ? std::optional<Extent>(size_of(c)) : std::nullopt;
+    if (elements && !stage0::reads_branch_length(*elements)) {
       PlannedValue v;
       v.tensor = c.results[0];
       v.call = v.last = i;
-      v.elements = size_of(c);
+      v.elements = *elements;
       v.element_bytes = compute_bytes(c.result_types[0].elem);
+      v.bytes = static_bytes(v.elements, v.element_bytes);
       views[v.tensor] = {plan.values.size()};
       plan.values.push_back(std::move(v));
       escapes.push_back(false);
@@ -118,12 +122,12 @@ MemoryPlan plan_memory(const LoweredModule& m) {
 
   // The layout, where every size is known now.
   std::vector<std::size_t> bytes;
+  std::size_t separate = 0;
   for (const auto& v : plan.values) {
-    const auto b = static_bytes(v);
-    if (!b) return plan;
-    bytes.push_back(*b);
-    plan.separate_bytes += *b;
+    if (!v.bytes || __builtin_add_overflow(separate, *v.bytes, &separate)) return plan;
+    bytes.push_back(*v.bytes);
   }
+  plan.separate_bytes = separate;
   std::vector<runtime_layout::ArenaInterval> life;
   for (const auto& v : plan.values) life.push_back({static_cast<std::uint32_t>(v.call), static_cast<std::uint32_t>(v.last)});
   plan.offsets.assign(plan.values.size(), 0);
@@ -148,11 +152,11 @@ void verify_memory_plan(const LoweredModule& m, const std::string& where) {
   if (!plan.arena_bytes) return;
   if (plan.offsets.size() != plan.values.size()) fail(where + ": the memory plan has " + std::to_string(plan.offsets.size()) + " offsets for " + std::to_string(plan.values.size()) + " values");
   for (std::size_t a = 0; a < plan.values.size(); ++a) {
-    const std::size_t a_bytes = *static_bytes(plan.values[a]);
+    const std::size_t a_bytes = *plan.values[a].bytes;
     if (a_bytes > 0 && plan.offsets[a] + a_bytes > *plan.arena_bytes) fail(where + ": the memory plan puts '" + plan.values[a].tensor + "' past the arena's end");
     for (std::size_t b = a + 1; b < plan.values.size(); ++b) {
       const PlannedValue &x = plan.values[a], &y = plan.values[b];
-      const std::size_t b_bytes = *static_bytes(y);
+      const std::size_t b_bytes = *y.bytes;
       const bool alive_together = x.call <= y.last && y.call <= x.last;
       const bool overlap = a_bytes > 0 && b_bytes > 0 && plan.offsets[a] < plan.offsets[b] + b_bytes && plan.offsets[b] < plan.offsets[a] + a_bytes;
       if (alive_together && overlap)

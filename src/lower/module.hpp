@@ -181,6 +181,7 @@ struct PlannedValue {
   std::size_t last = 0;           // the last call that reads it, or anything that may be a view of it
   Extent elements;                // its element count, in the symbols forward binds
   std::size_t element_bytes = 0;  // of the type kernels compute it in
+  std::optional<std::size_t> bytes;  // elements x element_bytes, where the build knows the count and it fits
 };
 struct MemoryPlan {
   std::vector<PlannedValue> values;  // in call order

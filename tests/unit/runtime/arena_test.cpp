@@ -82,6 +82,17 @@ TEST(ArenaPlan, ValuesAliveAtOnceNeverShareAByte) {
   }
 }
 
+TEST(ArenaPlan, SizesPastSizeTAreRefusedNotWrapped) {
+  EXPECT_EQ(arena_value_bytes(6, 4), 24u);
+  EXPECT_THROW(arena_value_bytes(-1, 4), KernelMisuse);
+  EXPECT_THROW(arena_value_bytes(std::int64_t{1} << 62, 8), KernelMisuse);
+  // Each value fits, the two together do not.
+  ArenaPlan<2> plan;
+  const std::array<ArenaInterval, 2> life{{{0, 1}, {1, 2}}};
+  const std::size_t half = std::numeric_limits<std::size_t>::max() / 2 + 1;
+  EXPECT_THROW(plan.enter(life, {half, half}), KernelMisuse);
+}
+
 TEST(ArenaScope, AnAllocationOfThePlannedSizeLandsInItsBlock) {
   ArenaPlan<2> plan;
   const std::array<ArenaInterval, 2> life{{{0, 1}, {1, 2}}};
