@@ -33,14 +33,20 @@ class Workers {
   template <class F>
   void run(std::int64_t jobs, F&& job) const {
     if (jobs <= 0) return;
-    std::unique_lock<std::mutex> dispatch(dispatch_, std::try_to_lock);
-    if (jobs == 1 || count_ == 1 || inside_job_ || !dispatch.owns_lock()) {
-      for (std::int64_t i = 0; i < jobs; ++i) job(i);
+    // Only the cast back to F is per job type; the dispatch below is one function for every kernel.
+    using Job = std::remove_reference_t<F>;
+    dispatch(jobs, [](const void* f, std::int64_t i) { (*static_cast<Job*>(const_cast<void*>(f)))(i); }, static_cast<const void*>(&job));
+  }
+
+ private:
+  void dispatch(std::int64_t jobs, void (*call)(const void*, std::int64_t), const void* job) const {
+    std::unique_lock<std::mutex> held(dispatch_, std::try_to_lock);
+    if (jobs == 1 || count_ == 1 || inside_job_ || !held.owns_lock()) {
+      for (std::int64_t i = 0; i < jobs; ++i) call(job, i);
       return;
     }
-    using Job = std::remove_reference_t<F>;
-    call_ = [](const void* f, std::int64_t i) { (*static_cast<Job*>(const_cast<void*>(f)))(i); };
-    job_ = static_cast<const void*>(&job);
+    call_ = call;
+    job_ = job;
     jobs_ = jobs;
     error_ = nullptr;
     next_.store(0, std::memory_order_relaxed);
@@ -63,7 +69,6 @@ class Workers {
     if (error_) std::rethrow_exception(error_);
   }
 
- private:
   // A wait first checks SPIN_CHECKS times (about a millisecond), then sleeps on a condition
   // variable. The checks pause the core; past the first PAUSES they yield it too, so a thread
   // sharing a core with the one it waits for (more threads than cores, or a busy machine) lets it
