@@ -413,7 +413,7 @@ struct CpuReductions : virtual CpuBase {
     auto out = Tensor<float, L>::uninitialized(x.extents());
     float* y = out.mutable_data_unchecked();
     for (std::int64_t ch = 0; ch < c; ++ch) {
-      const float a = batch_norm_factor(scale, var, epsilon, ch);
+      const float a = batch_norm_factor(scale.data()[ch], var.data()[ch], epsilon);
       const float b = bias.data()[ch] - mean.data()[ch] * a;
       for (std::int64_t b0 = 0; b0 < n; ++b0) {
         const float* xs = x.data() + (b0 * c + ch) * plane;

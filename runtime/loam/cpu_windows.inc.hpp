@@ -350,8 +350,7 @@ struct CpuWindows : virtual CpuBase {
   //
   // With `pool`, each image's product is pooled where it lies (rows P apart) while it is still in
   // cache, and y is the pooled result: the Conv's own result is never stored.
-  template <class WAxes>
-  static void conv2d_implicit(const float* x, const PackedConv<WAxes>& w, const float* bias, const Window& win, bool relu, std::int64_t batch,
+  static void conv2d_implicit(const float* x, const ConvPanels& w, const float* bias, const Window& win, bool relu, std::int64_t batch,
                               std::int64_t cin, std::int64_t cout, float* y, const Workers* workers, const PoolStep* pool = nullptr,
                               RowSink* sink = nullptr) {
     const std::int64_t group = w.group(), cg = cin / group, mg = cout / group, kg = w.k();
@@ -616,8 +615,7 @@ struct CpuWindows : virtual CpuBase {
   }
 
   // Whether a Conv's groups each read one input channel (and there is more than one group).
-  template <class WAxes>
-  static bool is_depthwise(const PackedConv<WAxes>& w, std::int64_t cin) {
+  static bool is_depthwise(const ConvPanels& w, std::int64_t cin) {
     return w.group() > 1 && cin == w.group();
   }
 
@@ -629,13 +627,15 @@ struct CpuWindows : virtual CpuBase {
     static_assert(R >= 3 && AxisRank<WAxes> == R && AxisRank<Out> == R, "conv: input, weight and result have one rank: [N, C, spatial...]");
     static_assert(std::is_same_v<AxisAt<0, Out>, AxisAt<0, LX>>, "conv: the result's batch axis must be the input's");
     static_assert(std::is_same_v<AxisAt<1, Out>, AxisAt<0, WAxes>>, "conv: the result's channel axis must be the weight's output-channel axis");
-    const auto& xe = x.extents();
-    const auto& we = w.source().extents();
+    return conv_window(x.extents(), w, p);
+  }
+  static Window conv_window(std::span<const std::int64_t> xe, const ConvPanels& w, const WindowParams& p) {
+    const auto we = w.extents();
     const std::int64_t cin = xe[1], group = w.group();
     if (p.group != group) throw KernelMisuse("conv: the weight was packed for " + std::to_string(group) + " groups, the node has " + std::to_string(p.group));
     if (cin != we[1] * group)
       throw KernelMisuse("conv: the input holds " + std::to_string(cin) + " channels; the weight reads " + std::to_string(we[1]) + " per group of " + std::to_string(group));
-    return window(std::span<const std::int64_t>(xe.data() + 2, R - 2), std::span<const std::int64_t>(we.data() + 2, R - 2), p, "conv");
+    return window(xe.subspan(2), we.subspan(2), p, "conv");
   }
 
   // Whether a Conv reads each input element where it lies (every kernel extent 1, no stride, no pad).
@@ -646,38 +646,43 @@ struct CpuWindows : virtual CpuBase {
     return one;
   }
 
+  // The typed Conv: its axes checked at compile time, its result allocated, its work done by
+  // conv_planes (one function for every Conv).
   template <class Out, class LX, class WAxes>
   static HostTensor<float, Out> conv_run(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const float* bias, const WindowParams& p,
                                           bool relu, const Workers* workers, RowSink* sink = nullptr) {
-    constexpr std::size_t R = AxisRank<LX>;
     const Window win = conv_window<Out>(x, w, p);
-    const auto& xe = x.extents();
+    auto out = HostTensor<float, Out>::uninitialized(win.result_extents(x.extents(), w.out_channels()));
+    conv_planes(x.data(), x.extents(), w, bias, win, relu, out.mutable_data_unchecked(), out.count(), workers, sink);
+    return out;
+  }
+
+  // y [N, Cout, out...] (`count` elements) = the Conv of x [N, C, in...] over `win`.
+  static void conv_planes(const float* x, std::span<const std::int64_t> xe, const ConvPanels& w, const float* bias, const Window& win, bool relu,
+                          float* y, std::int64_t count, const Workers* workers, RowSink* sink) {
     const std::int64_t batch = xe[0], cin = xe[1], group = w.group(), cout = w.out_channels();
     const std::int64_t in_plane = win.in_plane(), out_plane = win.out_plane();
     const bool pointwise = is_pointwise(win);
-    typename HostTensor<float, Out>::Extents oe = win.result_extents(xe, cout);
-    auto out = HostTensor<float, Out>::uninitialized(oe);
     // A row is one (image, channel) plane of the result.
-    if (sink) sink->hold(out.data(), out.count(), batch * cout);
-    if (out.count() == 0) return out;
+    if (sink) sink->hold(y, count, batch * cout);
+    if (count == 0) return;
     const std::int64_t cg = cin / group, mg = cout / group, kg = w.k();
-    if constexpr (R == 4) {
+    if (xe.size() == 4) {
       if (is_depthwise(w, cin)) {
-        depthwise2d(x.data(), w.source().data(), bias, win, relu, batch, group, mg, out.mutable_data_unchecked(), workers, sink);
-        return out;
+        depthwise2d(x, w.weights(), bias, win, relu, batch, group, mg, y, workers, sink);
+        return;
       }
       if (!pointwise && win.stride[0] == 1 && win.stride[1] == 1) {
-        conv2d_implicit(x.data(), w, bias, win, relu, batch, cin, cout, out.mutable_data_unchecked(), workers, nullptr, sink);
-        return out;
+        conv2d_implicit(x, w, bias, win, relu, batch, cin, cout, y, workers, nullptr, sink);
+        return;
       }
     }
-    float* y = out.mutable_data_unchecked();
     for_images(workers, batch, batch * cout * out_plane * kg, [&](std::int64_t first, std::int64_t end, const Workers* inner) {
       static thread_local std::vector<float> columns;
       if (!pointwise && static_cast<std::int64_t>(columns.size()) < kg * out_plane) columns.resize(static_cast<std::size_t>(kg * out_plane));
       for (std::int64_t n = first; n < end; ++n)
         for (std::int64_t g = 0; g < group; ++g) {
-          const float* xg = x.data() + (n * cin + g * cg) * in_plane;
+          const float* xg = x + (n * cin + g * cg) * in_plane;
           const float* bm = xg;
           if (!pointwise) {
             im2col_on(inner, xg, cg, win, columns.data());
@@ -692,7 +697,6 @@ struct CpuWindows : virtual CpuBase {
                      ep, inner);
         }
     });
-    return out;
   }
 
   template <class WAxes>

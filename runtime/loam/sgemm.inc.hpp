@@ -646,48 +646,76 @@ class PackedMatrix {
 };
 
 // A Conv weight [Cout, Cin / group, k...], packed once into the SGEMM's row panels, one block per
-// group: the A of out[Cout_g, P] = W_g[Cout_g, K_g] * im2col(x)[K_g, P].
-template <class WAxes>
-class PackedConv {
+// group: the A of out[Cout_g, P] = W_g[Cout_g, K_g] * im2col(x)[K_g, P]. ConvPanels is what the
+// kernels read, one type for every weight; PackedConv<WAxes> adds the weight's axes and keeps the
+// tensor it was packed from (which `weights()` points into).
+class ConvPanels {
  public:
-  using Source = Tensor<float, WAxes>;
-  static constexpr std::size_t RANK = AxisRank<WAxes>;
-  static_assert(RANK >= 3, "PackedConv: a Conv weight has axes [Cout, Cin / group, k...]");
-
-  PackedConv() = default;
-  PackedConv(Source w, std::int64_t group) : source_(std::move(w)), group_(group) {
-    const auto& e = source_.extents();
-    if (group_ < 1 || e[0] % group_ != 0)
-      throw KernelMisuse("conv: " + std::to_string(e[0]) + " output channels do not divide into " + std::to_string(group_) + " groups");
-    cout_ = e[0];
+  ConvPanels() = default;
+  ConvPanels(const float* weights, std::span<const std::int64_t> extents, std::int64_t group)
+      : weights_(weights), extents_(extents.begin(), extents.end()), group_(group) {
+    if (group_ < 1 || extents_[0] % group_ != 0)
+      throw KernelMisuse("conv: " + std::to_string(extents_[0]) + " output channels do not divide into " + std::to_string(group_) + " groups");
+    cout_ = extents_[0];
     k_ = 1;
-    for (std::size_t i = 1; i < RANK; ++i) k_ *= e[i];
+    for (std::size_t i = 1; i < extents_.size(); ++i) k_ *= extents_[i];
     const std::int64_t mg = cout_ / group_;
     group_stride_ = Sgemm::packed_a_size(mg, k_);
     panels_.resize(static_cast<std::size_t>(group_stride_ * group_));
-    for (std::int64_t g = 0; g < group_; ++g)
-      Sgemm::pack_a(source_.data() + g * mg * k_, k_, 1, mg, k_, panels_.data() + g * group_stride_);
+    for (std::int64_t g = 0; g < group_; ++g) Sgemm::pack_a(weights_ + g * mg * k_, k_, 1, mg, k_, panels_.data() + g * group_stride_);
   }
 
-  const Source& source() const noexcept { return source_; }
+  const float* weights() const noexcept { return weights_; }  // [Cout, Cin / group, k...], unpacked
+  std::span<const std::int64_t> extents() const noexcept { return extents_; }
   std::int64_t group() const noexcept { return group_; }
   std::int64_t out_channels() const noexcept { return cout_; }
   std::int64_t k() const noexcept { return k_; }  // Cin / group * prod(kernel)
   Sgemm::AOperand operand(std::int64_t g) const noexcept { return Sgemm::packed_a(panels_.data() + g * group_stride_, k_); }
 
  private:
-  Source source_;
+  const float* weights_ = nullptr;
+  std::vector<std::int64_t> extents_;
   std::int64_t group_ = 1, cout_ = 0, k_ = 0, group_stride_ = 0;
   std::vector<float> panels_;
+};
+
+template <class WAxes>
+class PackedConv : public ConvPanels {
+ public:
+  using Source = Tensor<float, WAxes>;
+  static constexpr std::size_t RANK = AxisRank<WAxes>;
+  static_assert(RANK >= 3, "PackedConv: a Conv weight has axes [Cout, Cin / group, k...]");
+
+  PackedConv() = default;
+  // The const read leaves a borrowed (embedded) weight where it is; moving the tensor keeps its block.
+  PackedConv(Source w, std::int64_t group) : ConvPanels(std::as_const(w).data(), w.extents(), group), source_(std::move(w)) {}
+
+  const Source& source() const noexcept { return source_; }
+
+ private:
+  Source source_;
 };
 
 // A Conv followed by an inference BatchNormalization, folded when the weights load (the fusion
 // plan's Conv + BatchNormalization): each output channel's weight times a = scale / sqrt(var +
 // epsilon), the factor Cpu::batch_normalization applies too, and a bias of a * (the Conv's bias) +
 // shift - mean * a.
-template <class C>
-float batch_norm_factor(const Tensor<float, Axes<C>>& scale, const Tensor<float, Axes<C>>& var, float epsilon, std::int64_t c) {
-  return scale.data()[c] / std::sqrt(var.data()[c] + epsilon);
+inline float batch_norm_factor(float scale, float var, float epsilon) { return scale / std::sqrt(var + epsilon); }
+
+// The folds over plain arrays (one function for every weight); the typed forms below check the
+// channel counts and allocate. `c` channels of `per` weights each.
+inline void fold_batch_norm_weight(const float* w, std::int64_t c, std::int64_t per, const float* scale, const float* var, float epsilon, float* out) {
+  for (std::int64_t i = 0; i < c; ++i) {
+    const float a = batch_norm_factor(scale[i], var[i], epsilon);
+    for (std::int64_t j = 0; j < per; ++j) out[i * per + j] = w[i * per + j] * a;
+  }
+}
+inline void fold_batch_norm_bias(std::int64_t c, const float* scale, const float* shift, const float* mean, const float* var, float epsilon,
+                                 const float* conv_bias, float* out) {
+  for (std::int64_t i = 0; i < c; ++i) {
+    const float a = batch_norm_factor(scale[i], var[i], epsilon);
+    out[i] = (conv_bias ? conv_bias[i] * a : 0.0f) + (shift[i] - mean[i] * a);
+  }
 }
 
 template <class WAxes, class C>
@@ -698,12 +726,7 @@ Tensor<float, WAxes> batch_norm_folded_weight(const Tensor<float, WAxes>& w, con
   if (scale.extents()[0] != e[0] || var.extents()[0] != e[0])
     throw KernelMisuse("batch_norm_folded_weight: a per-channel tensor does not hold one element per output channel (" + std::to_string(e[0]) + ")");
   auto out = Tensor<float, WAxes>::uninitialized(e);
-  const std::int64_t per = e[0] == 0 ? 0 : w.count() / e[0];
-  float* d = out.mutable_data_unchecked();
-  for (std::int64_t c = 0; c < e[0]; ++c) {
-    const float a = batch_norm_factor(scale, var, epsilon, c);
-    for (std::int64_t i = 0; i < per; ++i) d[c * per + i] = w.data()[c * per + i] * a;
-  }
+  fold_batch_norm_weight(w.data(), e[0], e[0] == 0 ? 0 : w.count() / e[0], scale.data(), var.data(), epsilon, out.mutable_data_unchecked());
   return out;
 }
 
@@ -715,10 +738,6 @@ Tensor<float, Axes<C>> batch_norm_folded_bias(const Tensor<float, Axes<C>>& scal
     if (p && p->extents()[0] != n)
       throw KernelMisuse("batch_norm_folded_bias: the per-channel tensors hold " + std::to_string(p->extents()[0]) + " and " + std::to_string(n) + " elements");
   auto out = Tensor<float, Axes<C>>::uninitialized(scale.extents());
-  float* d = out.mutable_data_unchecked();
-  for (std::int64_t c = 0; c < n; ++c) {
-    const float a = batch_norm_factor(scale, var, epsilon, c);
-    d[c] = (conv_bias ? conv_bias->data()[c] * a : 0.0f) + (shift.data()[c] - mean.data()[c] * a);
-  }
+  fold_batch_norm_bias(n, scale.data(), shift.data(), mean.data(), var.data(), epsilon, conv_bias ? conv_bias->data() : nullptr, out.mutable_data_unchecked());
   return out;
 }

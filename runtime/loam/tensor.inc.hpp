@@ -158,63 +158,20 @@ class TensorStorage {
   }
 };
 
-template <class E, class L>
-class Tensor;
-
-template <class E, class... A>
-class Tensor<E, Axes<A...>> {
+// What a tensor holds, whatever its axes: one class per element type and rank, so the code that
+// allocates, counts, copies and releases tensors exists once per (E, rank) and not once per axis
+// list; Tensor<E, Axes<...>> below adds only the axes, which the kernels' signatures check.
+template <class E, std::size_t R>
+class TensorData {
   static_assert(Element<E>, "Tensor: the element type must be float, double, int64_t, bool, Half, BFloat16 or an integer of 8, 16 or 32 bits");
 
  public:
   using ElementType = E;
-  using AxesType = Axes<A...>;
-  static constexpr std::size_t RANK = sizeof...(A);
-  using Extents = std::array<std::int64_t, RANK>;
-
-  // Every extent 0 (a rank-0 tensor holds one element, zero).
-  Tensor() : Tensor(Extents{}) {}
-
-  // Zero-filled.
-  explicit Tensor(const Extents& extents) : extents_(extents), count_(element_count(extents)) {
-    if (count_ > 0) storage_ = allocate(count_, true);
-  }
-
-  // Takes the elements; their number must match the extents.
-  Tensor(const Extents& extents, std::vector<E> values) : Tensor(uninitialized(extents)) {
-    if (static_cast<std::int64_t>(values.size()) != count_)
-      throw KernelMisuse("tensor: " + std::to_string(values.size()) + " values for a shape of " +
-                         std::to_string(count_) + " elements");
-    std::copy(values.begin(), values.end(), mutable_data_unchecked());
-  }
-
-  Tensor(const Extents& extents, std::initializer_list<E> values) : Tensor(extents, std::vector<E>(values)) {}
-
-  // Allocated and not filled: for kernels that write every element.
-  static Tensor uninitialized(const Extents& extents) {
-    Tensor t(extents, std::shared_ptr<const E>(), false);
-    if (t.count_ > 0) t.storage_ = allocate(t.count_, false);
-    return t;
-  }
-
-  // Over memory the caller keeps alive and unchanged for the tensor's life (static weights):
-  // no copy, and a write through a non-const accessor copies first.
-  static Tensor borrowed(const Extents& extents, const E* data) {
-    Tensor t(extents, std::shared_ptr<const E>(std::shared_ptr<const E>(), data), true);
-    return t;
-  }
-
-  // Over elements another owner shares (a view of a larger block).
-  static Tensor shared(const Extents& extents, std::shared_ptr<const E> data) {
-    return Tensor(extents, std::move(data), false);
-  }
+  static constexpr std::size_t RANK = R;
+  using Extents = std::array<std::int64_t, R>;
 
   const Extents& extents() const noexcept { return extents_; }
   std::int64_t extent(std::size_t i) const { return extents_.at(i); }
-  template <class Axis>
-    requires(AxisIn<Axis, Axes<A...>>)
-  std::int64_t extent() const noexcept {
-    return extents_[AxisIndex<Axis, Axes<A...>>];
-  }
   std::int64_t count() const noexcept { return count_; }
   bool empty() const noexcept { return count_ == 0; }
 
@@ -230,33 +187,41 @@ class Tensor<E, Axes<A...>> {
   Extents strides() const noexcept {
     Extents s{};
     std::int64_t step = 1;
-    for (std::size_t i = RANK; i-- > 0;) {
+    for (std::size_t i = R; i-- > 0;) {
       s[i] = step;
       step *= extents_[i];
     }
     return s;
   }
 
-  // The same elements under other axes and extents with the same element count (no copy).
-  template <class L>
-  Tensor<E, L> regrouped(const typename Tensor<E, L>::Extents& extents) const {
-    if (element_count(extents) != count_)
-      throw KernelMisuse("reshape: " + std::to_string(count_) + " elements cannot take a shape of " +
-                         std::to_string(element_count(extents)));
-    return Tensor<E, L>::from_parts(extents, storage_, borrowed_);
-  }
-
   // Storage access for kernels: the shared block and whether it is borrowed.
   const std::shared_ptr<const E>& storage() const noexcept { return storage_; }
-  static Tensor from_parts(const Extents& extents, std::shared_ptr<const E> storage, bool borrowed) {
-    return Tensor(extents, std::move(storage), borrowed);
-  }
+  bool is_borrowed() const noexcept { return borrowed_; }
   E* mutable_data_unchecked() const noexcept { return const_cast<E*>(storage_.get()); }
 
- private:
-  Tensor(const Extents& extents, std::shared_ptr<const E> storage, bool borrowed)
+ protected:
+  // Zero-filled.
+  explicit TensorData(const Extents& extents) : extents_(extents), count_(element_count(extents)) {
+    if (count_ > 0) storage_ = allocate(count_, true);
+  }
+  // Takes the elements; their number must match the extents.
+  TensorData(const Extents& extents, std::vector<E> values) : TensorData(extents, std::shared_ptr<const E>(), false) {
+    if (count_ > 0) storage_ = allocate(count_, false);
+    if (static_cast<std::int64_t>(values.size()) != count_)
+      throw KernelMisuse("tensor: " + std::to_string(values.size()) + " values for a shape of " +
+                         std::to_string(count_) + " elements");
+    std::copy(values.begin(), values.end(), mutable_data_unchecked());
+  }
+  TensorData(const Extents& extents, std::shared_ptr<const E> storage, bool borrowed)
       : extents_(extents), count_(element_count(extents)), storage_(std::move(storage)), borrowed_(borrowed) {}
+  // Allocated and not filled.
+  static TensorData uninitialized_data(const Extents& extents) {
+    TensorData t(extents, std::shared_ptr<const E>(), false);
+    if (t.count_ > 0) t.storage_ = allocate(t.count_, false);
+    return t;
+  }
 
+ private:
   // E is float, int64, bool or a 16-bit struct of bits: implicit-lifetime types, so raw storage
   // from TensorStorage holds them without constructors running.
   static std::shared_ptr<const E> allocate(std::int64_t n, bool zeroed) {
@@ -278,6 +243,62 @@ class Tensor<E, Axes<A...>> {
   std::int64_t count_ = 0;
   std::shared_ptr<const E> storage_;
   bool borrowed_ = false;
+};
+
+template <class E, class L>
+class Tensor;
+
+template <class E, class... A>
+class Tensor<E, Axes<A...>> : public TensorData<E, sizeof...(A)> {
+  using Data = TensorData<E, sizeof...(A)>;
+
+ public:
+  using AxesType = Axes<A...>;
+  using typename Data::Extents;
+
+  // Every extent 0 (a rank-0 tensor holds one element, zero).
+  Tensor() : Data(Extents{}) {}
+  // Zero-filled.
+  explicit Tensor(const Extents& extents) : Data(extents) {}
+  // Takes the elements; their number must match the extents.
+  Tensor(const Extents& extents, std::vector<E> values) : Data(extents, std::move(values)) {}
+  Tensor(const Extents& extents, std::initializer_list<E> values) : Data(extents, std::vector<E>(values)) {}
+
+  // Allocated and not filled: for kernels that write every element.
+  static Tensor uninitialized(const Extents& extents) { return Tensor(Data::uninitialized_data(extents)); }
+
+  // Over memory the caller keeps alive and unchanged for the tensor's life (static weights):
+  // no copy, and a write through a non-const accessor copies first.
+  static Tensor borrowed(const Extents& extents, const E* data) {
+    return Tensor(extents, std::shared_ptr<const E>(std::shared_ptr<const E>(), data), true);
+  }
+
+  // Over elements another owner shares (a view of a larger block).
+  static Tensor shared(const Extents& extents, std::shared_ptr<const E> data) { return Tensor(extents, std::move(data), false); }
+
+  using Data::extent;
+  template <class Axis>
+    requires(AxisIn<Axis, Axes<A...>>)
+  std::int64_t extent() const noexcept {
+    return this->extents()[AxisIndex<Axis, Axes<A...>>];
+  }
+
+  // The same elements under other axes and extents with the same element count (no copy).
+  template <class L>
+  Tensor<E, L> regrouped(const typename Tensor<E, L>::Extents& extents) const {
+    if (element_count(extents) != this->count())
+      throw KernelMisuse("reshape: " + std::to_string(this->count()) + " elements cannot take a shape of " +
+                         std::to_string(element_count(extents)));
+    return Tensor<E, L>::from_parts(extents, this->storage(), this->is_borrowed());
+  }
+
+  static Tensor from_parts(const Extents& extents, std::shared_ptr<const E> storage, bool borrowed) {
+    return Tensor(extents, std::move(storage), borrowed);
+  }
+
+ private:
+  Tensor(const Extents& extents, std::shared_ptr<const E> storage, bool borrowed) : Data(extents, std::move(storage), borrowed) {}
+  explicit Tensor(Data data) : Data(std::move(data)) {}
 };
 
 // The name a backend's associated tensor type refers to (inside a backend, `Tensor` is its own).
