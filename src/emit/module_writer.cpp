@@ -343,11 +343,15 @@ void Writer::write_weights() {
     os << "  " << target << "." << members[i] << " = loam_tensor_from_bytes<" << cpp_element_type(w.info.elem) << ", "
        << axes_cpp(w.info.axes) << ">(" << extents_text(w.info) << ", loam_embedded_bytes() + " << where[i].first << ");\n";
   };
+  // The prepared members, built once for both ways the weights arrive (a template's every
+  // instantiation would compile its packing again).
+  out_ << "inline void loam_prepare_weights([[maybe_unused]] Weights& w) {\n";
+  write_prepared_init();
+  out_ << "}\n\n";
   if (all_embedded) {
     out_ << "inline Weights Weights::embedded() {\n  Weights w;\n";
     for (std::size_t i = 0; i < m_.weights.size(); ++i) embedded_init(out_, i, "w");
-    write_prepared_init();
-    out_ << "  return w;\n}\n\n";
+    out_ << "  loam_prepare_weights(w);\n  return w;\n}\n\n";
   }
   bool needs_header = false;
   for (std::size_t i = 0; i < m_.weights.size(); ++i)
@@ -368,8 +372,12 @@ void Writer::write_weights() {
   else
     out_ << "  return load_from(0);\n}\n\n";
   out_ << "template <class Checkpoint>\n"
-          "inline LoadResult<Weights> Weights::load_from([[maybe_unused]] const Checkpoint& header) {\n"
-          "  Weights w;\n";
+          "inline LoadResult<Weights> Weights::load_from([[maybe_unused]] const Checkpoint& header) {\n";
+  if (all_embedded) {
+    out_ << "  return embedded();\n}\n\n";
+    return;
+  }
+  out_ << "  Weights w;\n";
   for (std::size_t i = 0; i < m_.weights.size(); ++i) {
     const auto& w = m_.weights[i];
     if (embedded[i]) {
@@ -381,8 +389,7 @@ void Writer::write_weights() {
     for (std::size_t k = 0; k < w.info.axes.size(); ++k) out_ << (k ? ", " : "") << quote(w.info.axes[k].text());
     out_ << "});\n    if (!t) return std::unexpected(t.error());\n    w." << members[i] << " = std::move(*t);\n  }\n";
   }
-  write_prepared_init();
-  out_ << "  return w;\n}\n\n";
+  out_ << "  loam_prepare_weights(w);\n  return w;\n}\n\n";
 }
 
 std::string Writer::prepared_type(const lower::PreparedWeight& p) {

@@ -11,6 +11,7 @@ const std::vector<std::string>& module_fixed_names() {
   static const std::vector<std::string> names = {
       "forward", "Weights", "Outputs", "LoadError", "weights", "backend", "load", "load_from", "embedded", "header", "shards", "index", "Checkpoint",
       "bytes", "std", "checkpoint", "loam_tensor_from_bytes", "loam_floor_div", "loam_ceil_div", "loam_checked_add_term", "loam_value", "loam_embedded_bytes",
+      "loam_prepare_weights",
       "InputError", "main", "LoamBackend", "loam_input_error", "loom_kernels"};
   return names;
 }
