@@ -7,12 +7,14 @@
 // Extents are checked where a kernel reads them, throwing KernelMisuse on a contradiction; the
 // generated module's checks rule those out first.
 
-// The kernels' loops are written to vectorise; GCC does so at -O3 only, so the CPU backend asks for
-// it whatever the module is compiled with (restored after the backend). Short zeroing and copying
-// loops stay loops rather than becoming calls to memset and memcpy.
+// The kernels' loops are written to vectorise: the CPU backend asks for -O2 with -O3's vectoriser
+// (its dynamic cost model) whatever the module is compiled with, restored after the backend. The
+// rest of -O3 (unswitching, peeling, versioning) doubled the compile of every module for no speed
+// the kernel benchmarks could see. Short zeroing and copying loops stay loops rather than becoming
+// calls to memset and memcpy.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
-#pragma GCC optimize("O3", "no-tree-loop-distribute-patterns")
+#pragma GCC optimize("O2", "tree-vectorize", "vect-cost-model=dynamic", "no-tree-loop-distribute-patterns")
 #endif
 
 // What every family uses: the tensor type, the threads, and the helpers over extents and strides.

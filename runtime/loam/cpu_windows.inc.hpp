@@ -477,15 +477,18 @@ struct CpuWindows : virtual CpuBase {
     std::int64_t ow = 0;
     for (; ow + 16 <= OW; ow += 16) {
       __m256 a0[R], a1[R];
+#pragma GCC unroll 4
       for (int r = 0; r < R; ++r) a0[r] = a1[r] = zero;
       for (std::int64_t t = 0; t < ntaps; ++t) {
         const __m256 wv = _mm256_broadcast_ss(w + t);
         const float* tap = base + offset[t] + ow;
-        for (int r = 0; r < R; ++r) {
+  #pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
           a0[r] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(tap + r * row_stride), a0[r]);
           a1[r] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(tap + r * row_stride + 8), a1[r]);
         }
       }
+#pragma GCC unroll 4
       for (int r = 0; r < R; ++r) {
         _mm256_storeu_ps(dst + r * OW + ow, finish(a0[r]));
         _mm256_storeu_ps(dst + r * OW + ow + 8, finish(a1[r]));
@@ -493,15 +496,18 @@ struct CpuWindows : virtual CpuBase {
     }
     for (; ow < OW; ow += 8) {
       __m256 a0[R];
+#pragma GCC unroll 4
       for (int r = 0; r < R; ++r) a0[r] = zero;
       for (std::int64_t t = 0; t < ntaps; ++t) {
         const __m256 wv = _mm256_broadcast_ss(w + t);
         const float* tap = base + offset[t] + ow;
-        for (int r = 0; r < R; ++r) a0[r] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(tap + r * row_stride), a0[r]);
+  #pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) a0[r] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(tap + r * row_stride), a0[r]);
       }
       const std::int64_t left = OW - ow;
       const __m256i lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(std::min<std::int64_t>(left, 8))),
                                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+#pragma GCC unroll 4
       for (int r = 0; r < R; ++r) _mm256_maskstore_ps(dst + r * OW + ow, lanes, finish(a0[r]));
     }
   }

@@ -14,7 +14,7 @@
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
-#pragma GCC optimize("O3", "no-tree-loop-distribute-patterns")
+#pragma GCC optimize("O2", "tree-vectorize", "vect-cost-model=dynamic", "no-tree-loop-distribute-patterns")
 #endif
 
 // The rows of a product's result as its kernel finishes them, for the generated kernel a fusion plan
@@ -382,6 +382,13 @@ struct Sgemm {
   // last, partial strip of an unpadded B, read through masks); or through indirect rows.
   enum class Wide { Direct, MaskedB, Indirect };
 
+  // The AVX-512 tiles keep all of -O3: a few per cent on the products here, and cheap to compile
+  // (the AVX2 tiles below, many more instantiations, cost twice their compile at -O3 for nothing).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3", "no-tree-loop-distribute-patterns")
+#endif
+
   // `rows` rows from strip.i0 down a strip of strip.cols columns (strip.a: A's first row at this K
   // block, strip.ars its row stride within a panel), by tiles of eight rows: the whole tile, or for
   // a partial strip of at most 8 columns of a direct B only the 8-lane vector a row, so such an
@@ -522,6 +529,10 @@ struct Sgemm {
     }
   }
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
   template <int VECTORS, bool INDIRECT>
   static void tile_rows(const Tile& t, std::int64_t rows, const Epilogue& ep) {
     switch (rows) {
@@ -565,13 +576,14 @@ struct Sgemm {
     }
     const __m256 alpha = _mm256_set1_ps(ep.alpha);
     const bool scale = ep.alpha != 1.0f;
-    if (VECTORS == 3 && t.cols == NR) {
+    // Whole vectors (every strip but a last one of a width not a multiple of 8) store as vectors.
+    if (t.cols == 8 * VECTORS) {
       const __m256 zero = _mm256_setzero_ps();
 #pragma GCC unroll 4
       for (int r = 0; r < ROWS; ++r) {
         float* c = t.c + r * t.ldc;
 #pragma GCC unroll 3
-        for (int q = 0; q < 3; ++q) {
+        for (int q = 0; q < VECTORS; ++q) {
           __m256 v = scale ? _mm256_mul_ps(acc[r][q], alpha) : acc[r][q];
           if (t.accumulate) v = _mm256_add_ps(v, _mm256_loadu_ps(c + 8 * q));
           if (t.last) {
