@@ -659,13 +659,14 @@ class PackedMatrix {
 
 // A Conv weight [Cout, Cin / group, k...], packed once into the SGEMM's row panels, one block per
 // group: the A of out[Cout_g, P] = W_g[Cout_g, K_g] * im2col(x)[K_g, P]. ConvPanels is what the
-// kernels read, one type for every weight; PackedConv<WAxes> adds the weight's axes and keeps the
-// tensor it was packed from (which `weights()` points into).
+// kernels read, one type for every weight, holding the elements it was packed from too;
+// PackedConv<WAxes> adds the weight's axes.
 class ConvPanels {
  public:
   ConvPanels() = default;
-  ConvPanels(const float* weights, std::span<const std::int64_t> extents, std::int64_t group)
-      : weights_(weights), extents_(extents.begin(), extents.end()), group_(group) {
+  // `storage` holds the weight [Cout, Cin / group, k...] (kept alive, and what weights() reads).
+  ConvPanels(std::shared_ptr<const float> storage, bool borrowed, std::span<const std::int64_t> extents, std::int64_t group)
+      : storage_(std::move(storage)), borrowed_(borrowed), extents_(extents.begin(), extents.end()), group_(group) {
     if (group_ < 1 || extents_[0] % group_ != 0)
       throw KernelMisuse("conv: " + std::to_string(extents_[0]) + " output channels do not divide into " + std::to_string(group_) + " groups");
     cout_ = extents_[0];
@@ -674,23 +675,29 @@ class ConvPanels {
     const std::int64_t mg = cout_ / group_;
     group_stride_ = Sgemm::packed_a_size(mg, k_);
     panels_.resize(static_cast<std::size_t>(group_stride_ * group_));
-    for (std::int64_t g = 0; g < group_; ++g) Sgemm::pack_a(weights_ + g * mg * k_, k_, 1, mg, k_, panels_.data() + g * group_stride_);
+    for (std::int64_t g = 0; g < group_; ++g) Sgemm::pack_a(weights() + g * mg * k_, k_, 1, mg, k_, panels_.data() + g * group_stride_);
   }
 
-  const float* weights() const noexcept { return weights_; }  // [Cout, Cin / group, k...], unpacked
+  const float* weights() const noexcept { return storage_.get(); }  // [Cout, Cin / group, k...], unpacked
   std::span<const std::int64_t> extents() const noexcept { return extents_; }
   std::int64_t group() const noexcept { return group_; }
   std::int64_t out_channels() const noexcept { return cout_; }
   std::int64_t k() const noexcept { return k_; }  // Cin / group * prod(kernel)
   Sgemm::AOperand operand(std::int64_t g) const noexcept { return Sgemm::packed_a(panels_.data() + g * group_stride_, k_); }
 
+ protected:
+  const std::shared_ptr<const float>& storage() const noexcept { return storage_; }
+  bool borrowed() const noexcept { return borrowed_; }
+
  private:
-  const float* weights_ = nullptr;
+  std::shared_ptr<const float> storage_;
+  bool borrowed_ = false;
   std::vector<std::int64_t> extents_;
   std::int64_t group_ = 1, cout_ = 0, k_ = 0, group_stride_ = 0;
   std::vector<float> panels_;
 };
 
+// Holds nothing of its own, so its copies and destruction are ConvPanels', one for every weight.
 template <class WAxes>
 class PackedConv : public ConvPanels {
  public:
@@ -699,13 +706,14 @@ class PackedConv : public ConvPanels {
   static_assert(RANK >= 3, "PackedConv: a Conv weight has axes [Cout, Cin / group, k...]");
 
   PackedConv() = default;
-  // The const read leaves a borrowed (embedded) weight where it is; moving the tensor keeps its block.
-  PackedConv(Source w, std::int64_t group) : ConvPanels(std::as_const(w).data(), w.extents(), group), source_(std::move(w)) {}
+  PackedConv(const Source& w, std::int64_t group) : ConvPanels(w.storage(), w.is_borrowed(), w.extents(), group) {}
 
-  const Source& source() const noexcept { return source_; }
-
- private:
-  Source source_;
+  // The weight it was packed from (its elements, not a copy).
+  Source source() const {
+    typename Source::Extents e{};
+    std::copy(extents().begin(), extents().end(), e.begin());
+    return Source::from_parts(e, storage(), borrowed());
+  }
 };
 
 // A Conv followed by an inference BatchNormalization, folded when the weights load (the fusion
@@ -730,13 +738,20 @@ inline void fold_batch_norm_bias(std::int64_t c, const float* scale, const float
   }
 }
 
+// Each per-channel tensor holds `channels` elements (else a KernelMisuse naming the fold).
+inline void check_batch_norm_channels(const char* fold, std::int64_t channels, std::initializer_list<std::int64_t> counts) {
+  for (std::int64_t n : counts)
+    if (n != channels)
+      throw KernelMisuse(std::string(fold) + ": a per-channel tensor holds " + std::to_string(n) + " elements, not one per output channel (" +
+                         std::to_string(channels) + ")");
+}
+
 template <class WAxes, class C>
 Tensor<float, WAxes> batch_norm_folded_weight(const Tensor<float, WAxes>& w, const Tensor<float, Axes<C>>& scale, const Tensor<float, Axes<C>>& var,
                                               float epsilon) {
   static_assert(std::is_same_v<AxisAt<0, WAxes>, C>, "batch_norm_folded_weight: the per-channel tensors run along the weight's output channels");
   const auto& e = w.extents();
-  if (scale.extents()[0] != e[0] || var.extents()[0] != e[0])
-    throw KernelMisuse("batch_norm_folded_weight: a per-channel tensor does not hold one element per output channel (" + std::to_string(e[0]) + ")");
+  check_batch_norm_channels("batch_norm_folded_weight", e[0], {scale.count(), var.count()});
   auto out = Tensor<float, WAxes>::uninitialized(e);
   fold_batch_norm_weight(w.data(), e[0], e[0] == 0 ? 0 : w.count() / e[0], scale.data(), var.data(), epsilon, out.mutable_data_unchecked());
   return out;
@@ -746,9 +761,7 @@ template <class C>
 Tensor<float, Axes<C>> batch_norm_folded_bias(const Tensor<float, Axes<C>>& scale, const Tensor<float, Axes<C>>& shift, const Tensor<float, Axes<C>>& mean,
                                               const Tensor<float, Axes<C>>& var, float epsilon, const Tensor<float, Axes<C>>* conv_bias = nullptr) {
   const std::int64_t n = scale.extents()[0];
-  for (const auto* p : {&shift, &mean, &var, conv_bias})
-    if (p && p->extents()[0] != n)
-      throw KernelMisuse("batch_norm_folded_bias: the per-channel tensors hold " + std::to_string(p->extents()[0]) + " and " + std::to_string(n) + " elements");
+  check_batch_norm_channels("batch_norm_folded_bias", n, {shift.count(), mean.count(), var.count(), conv_bias ? conv_bias->count() : n});
   auto out = Tensor<float, Axes<C>>::uninitialized(scale.extents());
   fold_batch_norm_bias(n, scale.data(), shift.data(), mean.data(), var.data(), epsilon, conv_bias ? conv_bias->data() : nullptr, out.mutable_data_unchecked());
   return out;

@@ -200,6 +200,14 @@ class TensorData {
   E* mutable_data_unchecked() const noexcept { return const_cast<E*>(storage_.get()); }
 
  protected:
+  // Every extent 0: nothing to allocate but a rank-0 tensor's one element. Kept out of line of
+  // the extents' constructor, so a struct of many tensors (a module's Weights) starts cheaply.
+  TensorData() {
+    if constexpr (R == 0) {
+      count_ = 1;
+      storage_ = allocate(1, true);
+    }
+  }
   // Zero-filled.
   explicit TensorData(const Extents& extents) : extents_(extents), count_(element_count(extents)) {
     if (count_ > 0) storage_ = allocate(count_, true);
@@ -257,7 +265,7 @@ class Tensor<E, Axes<A...>> : public TensorData<E, sizeof...(A)> {
   using typename Data::Extents;
 
   // Every extent 0 (a rank-0 tensor holds one element, zero).
-  Tensor() : Data(Extents{}) {}
+  Tensor() = default;
   // Zero-filled.
   explicit Tensor(const Extents& extents) : Data(extents) {}
   // Takes the elements; their number must match the extents.
