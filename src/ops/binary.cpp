@@ -366,6 +366,20 @@ RowNormalisation compose_binary(Expression& e, const Node& n) {
       if (*exponent == 3) e.op("Mul", {r, leaf[0]}, compute);
       return RowNormalisation::None;
     }
+    // x^-1 as 1 / x (correctly rounded, as pow is within an ulp of it).
+    if (exponent && *exponent == -1) {
+      e.op("Reciprocal", {leaf[0]}, compute);
+      return RowNormalisation::None;
+    }
+    // x^0.5 as a square root, with pow's two differences from sqrt: pow(-0, 0.5) is +0 (sqrt(-0)
+    // is -0, which adding +0 turns into +0) and pow(-inf, 0.5) is +inf (sqrt's is NaN).
+    if (exponent && *exponent == 0.5) {
+      const double inf = std::numeric_limits<double>::infinity();
+      const int root = e.op("Add", {e.op("Sqrt", {leaf[0]}, compute), e.number(0.0, compute)}, compute);
+      const int minus_infinity = e.op("Equal", {leaf[0], e.number(-inf, compute)}, ElementType::Bool);
+      e.op("Where", {minus_infinity, e.number(inf, compute), root}, compute);
+      return RowNormalisation::None;
+    }
   }
   // The table's form for the compute type; none (Mean of integers, BitShift) refuses by name.
   const BinaryOp::Form& form = compute == ElementType::F32 ? bin.f32 : compute == ElementType::I64 ? bin.i64 : bin.i1;

@@ -486,3 +486,32 @@ epilogues = helper.make_graph(
 write_case("epilogues", epilogues,
            [rand(3, 6, 16) * 2, np.triu(np.full((1, 6, 6), -1e9, dtype=np.float32), 1), rand(2, 3, 10, 10) * 2,
             rand(1, 4, 9, 9) * 4, rand(2, 3, 12) * 2])
+
+
+# Pow by a constant the build knows, in the generated kernel: 2 and 3 as products, -1 as a
+# reciprocal, 0.5 as a square root that keeps pow's answers where sqrt's differ (-0 and -inf);
+# the inputs hold the special values beside ordinary ones, and the exponents also as one Pow
+# each reading the same x.
+pow_constants = helper.make_graph(
+    [
+        const("e_two", 2.0), const("e_three", 3.0), const("e_minus_one", -1.0), const("e_half", 0.5),
+        helper.make_node("Pow", ["x", "e_two"], ["squared"]),
+        helper.make_node("Pow", ["x", "e_three"], ["cubed"]),
+        helper.make_node("Pow", ["x", "e_minus_one"], ["reciprocal"]),
+        helper.make_node("Pow", ["x", "e_half"], ["root"]),
+        # inside a chain: an RMS as exporters write it, x / (mean(x^2) + eps)^0.5
+        helper.make_node("Add", ["squared", "eps"], ["sq_eps"]),
+        helper.make_node("Pow", ["sq_eps", "e_half"], ["rms"]),
+        helper.make_node("Pow", ["rms", "e_minus_one"], ["inv_rms"]),
+        helper.make_node("Mul", ["x", "inv_rms"], ["scaled"]),
+    ],
+    "pow_constants",
+    [vi("x", ["N", 19])],
+    [vi("squared", ["N", 19]), vi("cubed", ["N", 19]), vi("reciprocal", ["N", 19]), vi("root", ["N", 19]),
+     vi("scaled", ["N", 19])],
+    [init("eps", np.array(1e-6, dtype=np.float32))],
+)
+special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, -4.0, 1.0, 4.0, 1e-30, 3e38, -3e38, 0.25,
+                    -0.25, 2.0, 9.0, 1e-42, -1e-42, 7.0], dtype=np.float32)
+write_case("pow_constants", pow_constants, [np.stack([special, rng.uniform(-8.0, 8.0, size=19).astype(np.float32),
+                                                      rng.uniform(0.0, 100.0, size=19).astype(np.float32)])])
