@@ -253,6 +253,11 @@ class TensorData {
   bool borrowed_ = false;
 };
 
+// A regrouping keeps every element (one function for every axis list's regrouped).
+inline void check_regroup_count(std::int64_t count, std::int64_t target) {
+  if (count != target) throw KernelMisuse("reshape: " + std::to_string(count) + " elements cannot take a shape of " + std::to_string(target));
+}
+
 template <class E, class L>
 class Tensor;
 
@@ -294,9 +299,7 @@ class Tensor<E, Axes<A...>> : public TensorData<E, sizeof...(A)> {
   // The same elements under other axes and extents with the same element count (no copy).
   template <class L>
   Tensor<E, L> regrouped(const typename Tensor<E, L>::Extents& extents) const {
-    if (element_count(extents) != this->count())
-      throw KernelMisuse("reshape: " + std::to_string(this->count()) + " elements cannot take a shape of " +
-                         std::to_string(element_count(extents)));
+    check_regroup_count(this->count(), element_count(extents));
     return Tensor<E, L>::from_parts(extents, this->storage(), this->is_borrowed());
   }
 
