@@ -482,8 +482,8 @@ struct CpuWindows : virtual CpuBase {
       for (std::int64_t t = 0; t < ntaps; ++t) {
         const __m256 wv = _mm256_broadcast_ss(w + t);
         const float* tap = base + offset[t] + ow;
-  #pragma GCC unroll 4
-      for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
           a0[r] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(tap + r * row_stride), a0[r]);
           a1[r] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(tap + r * row_stride + 8), a1[r]);
         }
@@ -501,8 +501,8 @@ struct CpuWindows : virtual CpuBase {
       for (std::int64_t t = 0; t < ntaps; ++t) {
         const __m256 wv = _mm256_broadcast_ss(w + t);
         const float* tap = base + offset[t] + ow;
-  #pragma GCC unroll 4
-      for (int r = 0; r < R; ++r) a0[r] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(tap + r * row_stride), a0[r]);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) a0[r] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(tap + r * row_stride), a0[r]);
       }
       const std::int64_t left = OW - ow;
       const __m256i lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(std::min<std::int64_t>(left, 8))),

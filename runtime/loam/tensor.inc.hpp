@@ -213,8 +213,7 @@ class TensorData {
     if (count_ > 0) storage_ = allocate(count_, true);
   }
   // Takes the elements; their number must match the extents.
-  TensorData(const Extents& extents, std::vector<E> values) : TensorData(extents, std::shared_ptr<const E>(), false) {
-    if (count_ > 0) storage_ = allocate(count_, false);
+  TensorData(const Extents& extents, std::vector<E> values) : TensorData(uninitialized_data(extents)) {
     if (static_cast<std::int64_t>(values.size()) != count_)
       throw KernelMisuse("tensor: " + std::to_string(values.size()) + " values for a shape of " +
                          std::to_string(count_) + " elements");

@@ -353,11 +353,8 @@ void Writer::write_weights() {
     for (std::size_t i = 0; i < m_.weights.size(); ++i) embedded_init(out_, i, "w");
     out_ << "  loam_prepare_weights(w);\n  return w;\n}\n\n";
   }
-  bool needs_header = false;
-  for (std::size_t i = 0; i < m_.weights.size(); ++i)
-    if (!embedded[i]) needs_header = true;
   out_ << "inline LoadResult<Weights> Weights::load([[maybe_unused]] std::span<const std::byte> checkpoint) {\n";
-  if (needs_header)
+  if (!all_embedded)
     out_ << "  auto header = SafetensorsView::parse(checkpoint);\n"
             "  if (!header) return std::unexpected(header.error());\n"
             "  return load_from(*header);\n}\n\n";
@@ -365,7 +362,7 @@ void Writer::write_weights() {
     out_ << "  return load_from(0);\n}\n\n";
   out_ << "inline LoadResult<Weights> Weights::load([[maybe_unused]] std::span<const CheckpointShard> shards,\n"
           "                                          [[maybe_unused]] std::string_view index) {\n";
-  if (needs_header)
+  if (!all_embedded)
     out_ << "  auto header = ShardedSafetensors::parse(shards, index);\n"
             "  if (!header) return std::unexpected(header.error());\n"
             "  return load_from(*header);\n}\n\n";
