@@ -1,5 +1,5 @@
 // Kernel microbenchmarks: the SGEMM at the shapes the example models reach, the Conv and pool
-// layers of MNIST-12, UltraFace's depthwise layers, and whole forward passes of MNIST-12 and an MLP written against the runtime
+// layers of MNIST-12, UltraFace's depthwise and dense Conv layers, and whole forward passes of MNIST-12 and an MLP written against the runtime
 // as a generated module would call it (weights packed once, conv + bias + relu fused). Reports
 // GFLOP/s and the fraction of one core's FMA peak, measured as the benchmark starts.
 #include <benchmark/benchmark.h>
@@ -122,6 +122,37 @@ void BM_DepthwiseConv(benchmark::State& state) {
   report_flops(state, 2.0 * c * out * 9);
 }
 BENCHMARK(BM_DepthwiseConv)->Args({16, 120, 160, 1})->Args({32, 120, 160, 2})->Args({64, 30, 40, 1})->Args({128, 15, 20, 2})->Args({256, 8, 10, 1});
+
+// UltraFace RFB-320's dense Conv layers (group 1, pad k / 2, bias and Relu fused): input channels,
+// output channels, height, width, kernel, stride. The first layer (3 channels, 3x3 at stride 2),
+// its 1x1 layers at each resolution, and two of its 3x3 heads.
+void BM_UltraFaceConv(benchmark::State& state) {
+  const std::int64_t cin = state.range(0), cout = state.range(1), h = state.range(2), w = state.range(3), k = state.range(4),
+                     stride = state.range(5);
+  const Cpu cpu;
+  auto x = random_tensor<Axes<N, C, H, W>>({1, cin, h, w}, 10);
+  PackedConv<Axes<Cout, C, KH, KW>> weight(random_tensor<Axes<Cout, C, KH, KW>>({cout, cin, k, k}, 11), 1);
+  auto bias = random_tensor<Axes<Cout>>({cout}, 12);
+  WindowParams p;
+  p.strides = {stride, stride};
+  p.pads = {k / 2, k / 2, k / 2, k / 2};
+  std::int64_t out = 0;
+  for (auto _ : state) {
+    auto y = cpu.conv<Axes<N, Cout, H, W>>(x, weight, bias, p, true);
+    out = y.extents()[2] * y.extents()[3];
+    benchmark::DoNotOptimize(y.data());
+  }
+  report_flops(state, 2.0 * cout * out * cin * k * k);
+}
+BENCHMARK(BM_UltraFaceConv)
+    ->Args({3, 16, 240, 320, 3, 2})
+    ->Args({16, 32, 120, 160, 1, 1})
+    ->Args({32, 32, 60, 80, 1, 1})
+    ->Args({64, 64, 30, 40, 1, 1})
+    ->Args({128, 128, 15, 20, 1, 1})
+    ->Args({256, 256, 8, 10, 1, 1})
+    ->Args({8, 16, 30, 40, 3, 1})
+    ->Args({16, 16, 30, 40, 3, 1});
 
 void BM_MaxPool(benchmark::State& state) {
   const std::int64_t batch = state.range(0);

@@ -3,7 +3,7 @@
 
 MNIST-12 is the real model (../../examples/mnist or the shared copy, passed as argv[1]); the MLP
 784 -> 512 -> 512 -> 10 (MatMul + Add + Relu), single MNIST conv layers and UltraFace's depthwise
-layers are built here with random weights, as bench_kernels.cpp builds them. Prints microseconds per run (median of repeats).
+and dense Conv layers are built here with random weights, as bench_kernels.cpp builds them. Prints microseconds per run (median of repeats).
 """
 import sys
 import time
@@ -77,6 +77,17 @@ def depthwise_model(c, stride):
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w, b])
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
 
+def dense_conv_model(cin, cout, k, stride):
+    w = numpy_helper.from_array(rng.uniform(-1, 1, (cout, cin, k, k)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.uniform(-1, 1, (cout,)).astype(np.float32), "b")
+    pad = k // 2
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[k, k], pads=[pad] * 4, strides=[stride, stride]),
+             helper.make_node("Relu", ["c"], ["y"])]
+    g = helper.make_graph(nodes, "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, "H", "W"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w, b])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+
+
 mnist_path = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/models/mnist-12/model.onnx"
 mnist = onnx.load(mnist_path)
 mnist_in = mnist.graph.input[0].name
@@ -103,3 +114,8 @@ for c, h, w, stride in ((16, 120, 160, 1), (32, 120, 160, 2), (64, 30, 40, 1), (
     s = session(depthwise_model(c, stride))
     x = rng.uniform(-1, 1, (1, c, h, w)).astype(np.float32)
     print(f"onnxruntime depthwise Conv+Relu {c}x{h}x{w} stride {stride}: {timed(s, {'x': x}, 0.5):.1f} us")
+for cin, cout, h, w, k, stride in ((3, 16, 240, 320, 3, 2), (16, 32, 120, 160, 1, 1), (32, 32, 60, 80, 1, 1), (64, 64, 30, 40, 1, 1),
+                                  (128, 128, 15, 20, 1, 1), (256, 256, 8, 10, 1, 1), (8, 16, 30, 40, 3, 1), (16, 16, 30, 40, 3, 1)):
+    s = session(dense_conv_model(cin, cout, k, stride))
+    x = rng.uniform(-1, 1, (1, cin, h, w)).astype(np.float32)
+    print(f"onnxruntime UltraFace Conv+Relu {cin}x{h}x{w} -> {cout} {k}x{k} stride {stride}: {timed(s, {'x': x}, 0.5):.1f} us")

@@ -3,10 +3,10 @@
 // microkernel computes a tile of SGEMM_MR rows by SGEMM_NR columns, blocked over K so a strip of B
 // stays in L1 and a block of A in L2. On x86-64 the microkernel is AVX2+FMA (4 x 24: twelve
 // accumulators, three loads of B and four broadcasts of A per step), or where AVX-512 is present
-// 8 x 24 (a 16-lane and an 8-lane accumulator a row: sixteen of the 32 registers, two loads of B
-// and eight broadcasts a step, so a step's FMAs cover 24 columns in two instructions instead of
-// three; a strip's last columns through lane masks), chosen at run time; elsewhere a portable loop
-// computes the same tile.
+// 8 x 48, two strips at once (three 16-lane accumulators a row: 24 of the 32 registers, three
+// loads of B and eight broadcasts a step, every lane of every FMA used; a product's last columns
+// through lane masks) and 8 x 24 for a strip left over (a 16-lane and an 8-lane accumulator a
+// row), chosen at run time; elsewhere a portable loop computes the same tile.
 //
 // Operands are read through strides, so a row-major, a transposed and a packed operand are one
 // code path. A weight is packed once, when the weights load (PackedMatrix, PackedConv): panels of
@@ -203,6 +203,22 @@ struct Sgemm {
         const std::int64_t i1_end = std::min(i_end, i1 + MC);
         for (std::int64_t j0 = j_begin; j0 < j_end; j0 += NR) {
           const std::int64_t cols = std::min(NR, n - j0);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+          // Two strips at once where this part holds a second: three 16-lane accumulators a row,
+          // every lane used (one strip's 16 + 8 leaves a quarter of its second FMA idle).
+          if (wide && j0 + NR < j_end) {
+            const std::int64_t span = std::min(2 * NR, n - j0);
+            Tile t{kc, a.data + k0 * a.col_stride, a.row_stride, a.col_stride,
+                   b.rows ? nullptr : b.data + (j0 / NR) * b.panel_stride + k0 * b.row_stride, b.row_stride,
+                   b.rows ? b.rows + k0 : nullptr, j0, c + i1 * ldc + j0, ldc, span, accumulate, last, i1, j0};
+            if (b.rows) wide_pair<Wide::Indirect>(t, a.panel_stride, b.panel_stride, i1_end - i1, ep);
+            else if (b.panel_stride != NR) wide_pair<Wide::Direct>(t, a.panel_stride, b.panel_stride, i1_end - i1, ep);
+            else if (span < 2 * NR && !b.padded) wide_pair<Wide::MaskedB>(t, a.panel_stride, b.panel_stride, i1_end - i1, ep);
+            else wide_pair<Wide::Contiguous>(t, a.panel_stride, b.panel_stride, i1_end - i1, ep);
+            j0 += NR;
+            continue;
+          }
+#endif
           const float* bp = b.rows ? nullptr : b.data + (j0 / NR) * b.panel_stride + k0 * b.row_stride;
           std::int64_t brs = b.row_stride;
           // A partial strip of an unpadded B: the AVX-512 tile reads it through masks; the others
@@ -378,9 +394,11 @@ struct Sgemm {
   }
 
   // How the AVX-512 tile reads a strip of B: through `b` and its row stride, NR columns readable
-  // (a packed or padded B, or a whole strip); the same with only the strip's columns readable (the
-  // last, partial strip of an unpadded B, read through masks); or through indirect rows.
-  enum class Wide { Direct, MaskedB, Indirect };
+  // (a packed or padded B, or a whole strip; a pair of strips: the second panel_stride further on);
+  // the same with only the strip's columns readable (the last, partial strip of an unpadded B, read
+  // through masks); a pair of strips whose rows are contiguous (a row-major B); or through
+  // indirect rows.
+  enum class Wide { Direct, MaskedB, Contiguous, Indirect };
 
   // The AVX-512 tiles keep all of -O3: a few per cent on the products here, and cheap to compile
   // (the AVX2 tiles below, many more instantiations, cost twice their compile at -O3 for nothing).
@@ -417,6 +435,104 @@ struct Sgemm {
       else wide_rows<HOW, WIDTH>(t, arows, n, ep);
     }
   }
+  // `rows` rows down a pair of strips (2 NR columns, strip.cols of them computed), eight at a time;
+  // fewer than eight as 4, 2 or 1, the rows past `rows` reading its last row again and storing
+  // nothing.
+  template <Wide HOW>
+  __attribute__((target("avx512f,avx512vl,avx2,fma"))) static void wide_pair(const Tile& strip, std::int64_t a_panel_stride,
+                                                                            std::int64_t b_panel_stride, std::int64_t rows,
+                                                                            const Epilogue& ep) {
+    for (std::int64_t r0 = 0; r0 < rows; r0 += 8) {
+      const std::int64_t n = std::min<std::int64_t>(8, rows - r0);
+      const float* arows[8];
+      for (std::int64_t r = 0; r < 8; ++r) {
+        const std::int64_t i = strip.i0 + r0 + std::min(r, n - 1);
+        arows[r] = strip.a + (i / MR) * a_panel_stride + (i % MR) * strip.ars;
+      }
+      Tile t = strip;
+      t.c = strip.c + r0 * strip.ldc;
+      t.i0 = strip.i0 + r0;
+      if (n > 4) tile_avx512_pair<8, HOW>(t, arows, n, b_panel_stride, ep);
+      else if (n > 2) tile_avx512_pair<4, HOW>(t, arows, n, b_panel_stride, ep);
+      else if (n > 1) tile_avx512_pair<2, HOW>(t, arows, n, b_panel_stride, ep);
+      else tile_avx512_pair<1, HOW>(t, arows, n, b_panel_stride, ep);
+    }
+  }
+
+  // ROWS x 2 NR columns (more than NR of them, t.cols, computed): columns 0..47 in three 16-lane
+  // accumulators a row. Each element is summed as the single strip's tile sums it (the same FMAs in
+  // the same order, then the same epilogue), so pairing strips never changes a result. Rows at
+  // `rows` and past it are computed and not stored.
+  template <int ROWS, Wide HOW>
+  __attribute__((target("avx512f,avx512vl,avx2,fma"), always_inline)) static inline void tile_avx512_pair(
+      const Tile& t, const float* const* arows, std::int64_t rows, std::int64_t panel_stride, const Epilogue& ep) {
+    static_assert(2 * NR == 48, "tile_avx512_pair: three 16-lane vectors span two strips");
+    const std::int64_t cols = t.cols;  // 25 .. 48
+    const __mmask16 m1 = static_cast<__mmask16>(cols >= 32 ? 0xFFFF : (1u << (cols - 16)) - 1);
+    const __mmask16 m2 = static_cast<__mmask16>(cols >= 48 ? 0xFFFF : cols > 32 ? (1u << (cols - 32)) - 1 : 0);
+    __m512 acc[ROWS][3];
+    const float* a[ROWS];
+#pragma GCC unroll 8
+    for (int r = 0; r < ROWS; ++r) {
+      acc[r][0] = acc[r][1] = acc[r][2] = _mm512_setzero_ps();
+      a[r] = arows[r];
+    }
+    const float* b = t.b;
+    const std::int64_t acs = t.acs, brs = t.brs;
+#pragma GCC unroll 2
+    for (std::int64_t k = 0; k < t.kc; ++k) {
+      const float* bk = HOW == Wide::Indirect ? t.brows[k] + t.bcol : b;
+      const __m512 b0 = _mm512_loadu_ps(bk);
+      __m512 b1, b2;
+      if constexpr (HOW == Wide::Direct) {
+        // Columns 16..23 end the first panel, 24..31 begin the second. (A masked load and insert: the
+        // plain cast and insert's undefined lanes draw a false warning from GCC 12's own header.)
+        const __m512d lo = _mm512_castps_pd(_mm512_maskz_loadu_ps(0x00FF, bk + 16));
+        b1 = _mm512_castpd_ps(_mm512_mask_insertf64x4(lo, 0xFF, lo, _mm256_castps_pd(_mm256_loadu_ps(bk + panel_stride)), 1));
+        b2 = _mm512_loadu_ps(bk + panel_stride + 8);
+      } else if constexpr (HOW == Wide::MaskedB) {
+        b1 = _mm512_maskz_loadu_ps(m1, bk + 16);
+        b2 = _mm512_maskz_loadu_ps(m2, bk + 32);
+      } else {
+        b1 = _mm512_loadu_ps(bk + 16);
+        b2 = _mm512_loadu_ps(bk + 32);
+      }
+#pragma GCC unroll 8
+      for (int r = 0; r < ROWS; ++r) {
+        const __m512 x = _mm512_set1_ps(a[r][k * acs]);
+        acc[r][0] = _mm512_fmadd_ps(x, b0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_ps(x, b1, acc[r][1]);
+        acc[r][2] = _mm512_fmadd_ps(x, b2, acc[r][2]);
+      }
+      b += brs;
+    }
+    const bool scale = ep.alpha != 1.0f, whole = cols == 2 * NR;
+    const __m512 alpha = _mm512_set1_ps(ep.alpha), zero = _mm512_setzero_ps();
+    const __mmask16 mask[3] = {0xFFFF, m1, m2};
+    __m512 col[3] = {zero, zero, zero};
+    if (t.last && ep.col_bias)
+#pragma GCC unroll 3
+      for (int q = 0; q < 3; ++q) col[q] = _mm512_maskz_loadu_ps(mask[q], ep.col_bias + t.j0 + 16 * q);
+#pragma GCC unroll 8
+    for (int r = 0; r < ROWS; ++r) {
+      if (r >= rows) break;
+      float* c = t.c + r * t.ldc;
+#pragma GCC unroll 3
+      for (int q = 0; q < 3; ++q) {
+        __m512 v = scale ? _mm512_mul_ps(acc[r][q], alpha) : acc[r][q];
+        if (t.accumulate) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask[q], c + 16 * q));
+        if (t.last) {
+          if (ep.row_bias) v = _mm512_add_ps(v, _mm512_set1_ps(ep.row_bias[t.i0 + r]));
+          if (ep.col_bias) v = _mm512_add_ps(v, col[q]);
+          // Relu keeping NaN (as ONNX's Relu does): keep v where it is not <= 0, which NaN is not.
+          if (ep.relu) v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, zero, _CMP_NLE_UQ), v);
+        }
+        if (whole) _mm512_storeu_ps(c + 16 * q, v);
+        else _mm512_mask_storeu_ps(c + 16 * q, mask[q], v);
+      }
+    }
+  }
+
   // Fewer than eight rows.
   template <Wide HOW, int WIDTH>
   __attribute__((target("avx512f,avx512vl,avx2,fma"))) static void wide_rows(const Tile& t, const float* const* arows,
