@@ -341,12 +341,20 @@ struct CpuWindows : virtual CpuBase {
     else pool2d(x, pitch, plane_stride, y, planes, w, step.kind, step.count_include_pad);
   }
 
-  // A stride-1 2-D Conv without im2col: each input plane is copied once into a zero-padded plane
-  // of pitch P, and row (c, kh, kw) of the product's B is that plane shifted by kh * dh * P +
-  // kw * dw. The product runs over output rows P wide (the columns past OW are computed and
-  // dropped), then its rows are compacted into the result. One zero gap of max(left, right) pad
-  // columns between two rows serves as the right pad of one and the left pad of the next, so P is
-  // W + max(left, right), not W + left + right: fewer columns computed for nothing.
+  // A 2-D Conv without im2col: each input plane is copied once into zero-padded planes of pitch P,
+  // and row (c, kh, kw) of the product's B is one of them shifted, so the product reads every tap
+  // where it lies. The product runs over output rows P wide (the columns past OW are computed and
+  // dropped), then its rows are compacted into the result.
+  // At stride 1 the plane is the padded input, and row (c, kh, kw) of B is it shifted by
+  // kh * dh * P + kw * dw. One zero gap of max(left, right) pad columns between two rows serves as
+  // the right pad of one and the left pad of the next, so P is W + max(left, right), not
+  // W + left + right: fewer columns computed for nothing.
+  // At strides (sh, sw) the padded input is split into sh * sw phase planes, padded element
+  // (sh * qh + rh, sw * qw + rw) to element (qh, qw) of phase (rh, rw); tap (kh, kw) of output
+  // (oh, ow) reads padded (oh * sh + kh * dh, ow * sw + kw * dw), which is phase
+  // (kh * dh mod sh, kw * dw mod sw) at (oh + kh * dh / sh, ow + kw * dw / sw): a shift of a phase
+  // plane, as at stride 1. So a stride-2 layer (a network's first, on 3 channels) copies its input
+  // once instead of writing an im2col nine times its size.
   //
   // With `pool`, each image's product is pooled where it lies (rows P apart) while it is still in
   // cache, and y is the pooled result: the Conv's own result is never stored.
@@ -355,12 +363,39 @@ struct CpuWindows : virtual CpuBase {
                               RowSink* sink = nullptr) {
     const std::int64_t group = w.group(), cg = cin / group, mg = cout / group, kg = w.k();
     const std::int64_t H = win.in[0], W = win.in[1], OH = win.out[0], OW = win.out[1];
-    const std::int64_t left = win.pad_begin[1], P = W + std::max(left, win.pad_end[1]);
-    // Input row h starts at (pad_begin[0] + h) * P + left; the tap (kh, kw) of output (oh, ow)
-    // reads (oh + kh * dh) * P + ow + kw * dw, which is the input or a zero.
-    const std::int64_t KH = win.k[0], KW = win.k[1], n_ext = (OH - 1) * P + OW;
-    const std::int64_t plane = (H + win.pad_begin[0] + win.pad_end[0]) * P + left;
-    const std::int64_t out_plane = OH * OW;
+    const std::int64_t KH = win.k[0], KW = win.k[1], sh = win.stride[0], sw = win.stride[1], dh = win.dil[0], dw = win.dil[1];
+    const std::int64_t top = win.pad_begin[0], left = win.pad_begin[1];
+    const bool strided = sh > 1 || sw > 1;
+    // The pitch and the elements of one (phase) plane. A phase plane holds every row and column a
+    // valid output reads and every input element (the one past the reads is cheaper to keep than
+    // to test for).
+    std::int64_t P = 0, phase_plane = 0;
+    if (!strided) {
+      // Input row h starts at (top + h) * P + left.
+      P = W + std::max(left, win.pad_end[1]);
+      phase_plane = (H + top + win.pad_end[0]) * P + left;
+    } else {
+      P = std::max(OW + (KW - 1) * dw / sw, (left + W - 1) / sw + 1);
+      phase_plane = std::max(OH + (KH - 1) * dh / sh, (top + H - 1) / sh + 1) * P;
+    }
+    const std::int64_t plane = sh * sw * phase_plane;  // one input channel's phases
+    const std::int64_t n_ext = (OH - 1) * P + OW, out_plane = OH * OW;
+    // Input row h of channel c, as its phases' rows: phase (rh, rw)'s row starts at row_base[rw].
+    const auto copy_channel_row = [&](const float* s, float* channel, std::int64_t h) {
+      if (!strided) {
+        copy_row(s, channel + (h + top) * P + left, W);
+        return;
+      }
+      const std::int64_t ph = h + top;
+      float* base = channel + (ph % sh) * sw * phase_plane + (ph / sh) * P;
+      if (sw == 1) {
+        copy_row(s, base + left, W);
+      } else if (sw == 2) {
+        deinterleave_row(s, left, W, base, base + phase_plane);
+      } else {
+        for (std::int64_t c = 0; c < W; ++c) base[((c + left) % sw) * phase_plane + (c + left) / sw] = s[c];
+      }
+    };
     // Images [first, end), each product split over `inner` (where given), in buffers of this thread.
     const auto images = [&](std::int64_t first, std::int64_t end, const Workers* inner) {
       static thread_local std::vector<float> padded, product;
@@ -370,16 +405,16 @@ struct CpuWindows : virtual CpuBase {
       rows.resize(static_cast<std::size_t>(kg));
       for (std::int64_t c = 0; c < cg; ++c)
         for (std::int64_t kh = 0; kh < KH; ++kh)
-          for (std::int64_t kw = 0; kw < KW; ++kw)
-            rows[static_cast<std::size_t>((c * KH + kh) * KW + kw)] = padded.data() + c * plane + kh * win.dil[0] * P + kw * win.dil[1];
+          for (std::int64_t kw = 0; kw < KW; ++kw) {
+            const std::int64_t th = kh * dh, tw = kw * dw;
+            rows[static_cast<std::size_t>((c * KH + kh) * KW + kw)] =
+                padded.data() + c * plane + ((th % sh) * sw + tw % sw) * phase_plane + th / sh * P + tw / sw;
+          }
       for (std::int64_t n = first; n < end; ++n)
         for (std::int64_t g = 0; g < group; ++g) {
           const float* src = x + (n * cin + g * cg) * H * W;
           for (std::int64_t c = 0; c < cg; ++c)
-            for (std::int64_t h = 0; h < H; ++h) {
-              const float* s = src + (c * H + h) * W;
-              copy_row(s, padded.data() + c * plane + (h + win.pad_begin[0]) * P + left, W);
-            }
+            for (std::int64_t h = 0; h < H; ++h) copy_channel_row(src + (c * H + h) * W, padded.data() + c * plane, h);
           Sgemm::Epilogue ep;
           ep.row_bias = bias ? bias + g * mg : nullptr;
           ep.relu = relu;
@@ -678,7 +713,7 @@ struct CpuWindows : virtual CpuBase {
         depthwise2d(x, w.weights(), bias, win, relu, batch, group, mg, y, workers, sink);
         return;
       }
-      if (!pointwise && win.stride[0] == 1 && win.stride[1] == 1) {
+      if (!pointwise) {
         conv2d_implicit(x, w, bias, win, relu, batch, cin, cout, y, workers, nullptr, sink);
         return;
       }
@@ -881,8 +916,9 @@ struct CpuWindows : virtual CpuBase {
   }
 
   // A Conv whose result only a pool reads (the fusion plan's Conv [+ Add] [+ Relu] + MaxPool or
-  // AveragePool) as one kernel. Mid is the Conv's result, Out the pool's. A stride-1 2-D Conv pools
-  // each image's product where it lies, while it is in cache; any other stores its result first.
+  // AveragePool) as one kernel. Mid is the Conv's result, Out the pool's. A 2-D Conv (not 1x1, not
+  // depthwise) pools each image's product where it lies, while it is in cache; any other stores its
+  // result first.
   template <class Out, class Mid, class LX, class WAxes>
   static HostTensor<float, Out> conv_pool_run(const HostTensor<float, LX>& x, const PackedConv<WAxes>& w, const float* bias, const WindowParams& p,
                                                bool relu, const WindowParams& pool, PoolKind kind, const char* name, const Workers* workers) {
@@ -890,7 +926,7 @@ struct CpuWindows : virtual CpuBase {
                   "pool: the result keeps the input's batch and channel axes");
     if constexpr (AxisRank<LX> == 4) {
       const Window win = conv_window<Mid>(x, w, p);
-      if (win.stride[0] == 1 && win.stride[1] == 1 && !is_pointwise(win) && !is_depthwise(w, x.extents()[1])) {
+      if (!is_pointwise(win) && !is_depthwise(w, x.extents()[1])) {
         const Window pw = window(std::span<const std::int64_t>(win.out.data(), 2), pool.kernel_shape, pool, name);
         const auto& xe = x.extents();
         auto out = HostTensor<float, Out>::uninitialized(pw.result_extents(xe, w.out_channels()));
