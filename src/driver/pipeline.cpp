@@ -90,6 +90,7 @@ std::string run(const Program& p, std::optional<Stage> stop, emit::WrittenModule
 
   // What lowering generated is checked as any Loom module is, before it is printed as C++.
   if (lowered.kernels) loom::verify_module(*lowered.kernels);
+  if (lowered.narrow_kernels) loom::verify_module(*lowered.narrow_kernels);
   if (stop == Stage::Loom) return lowered.kernels ? loom::print_module(*lowered.kernels) : std::string();
 
   emit::WrittenModule written = emit::write_module(lowered, mo);

@@ -211,8 +211,17 @@ void Writer::write_loom_kernels() {
   // A check that fails in a kernel (an integer division by zero) refuses the run as a kernel
   // refusal does, instead of stopping the program.
   out_ << "// ---- kernels: Loom's C++ for the module's generated kernels\n"
-       << "#define LOOM_ON_FAIL(what) throw KernelRefusal(InputError{\"\", \"\", \"\", what})\n"
-       << loom::emit_cpp(*m_.kernels, o) << "#undef LOOM_ON_FAIL\n\n";
+       << "#define LOOM_ON_FAIL(what) throw KernelRefusal(InputError{\"\", \"\", \"\", what})\n";
+  if (m_.narrow_kernels) {
+    // Both widths are written and the target picks one, so the header stays the same on every
+    // machine that generates it; LOAM_NARROW_VECTORS picks the narrow one anywhere.
+    out_ << "#if defined(__AVX512F__) && !defined(LOAM_NARROW_VECTORS)\n// 16 lanes: a 512-bit register of f32.\n"
+         << loom::emit_cpp(*m_.kernels, o) << "#else\n// 8 lanes: 256 bits of f32, for a target without 512-bit vectors.\n"
+         << loom::emit_cpp(*m_.narrow_kernels, o) << "#endif\n";
+  } else {
+    out_ << loom::emit_cpp(*m_.kernels, o);
+  }
+  out_ << "#undef LOOM_ON_FAIL\n\n";
   for (const auto& k : m_.loom_kernels) {
     const std::string name = names_.fresh("loam_kernel_" + k.symbol);
     adapter_[k.symbol] = name;

@@ -52,7 +52,9 @@ void lower_if(LowerContext& cx, const Node& n, const stage0::IfBranches& br, std
     LoweredModule sub;
     // The blocks' generated kernels join the module's, under names it keeps unique.
     if (!cx.out.kernels) cx.out.kernels = std::make_shared<loom::Module>();
+    if (!cx.out.narrow_kernels) cx.out.narrow_kernels = std::make_shared<loom::Module>();
     sub.kernels = cx.out.kernels;
+    sub.narrow_kernels = cx.out.narrow_kernels;
     sub.loom_kernels = std::move(cx.out.loom_kernels);
     sub.kernel_texts = std::move(cx.out.kernel_texts);
     // The weights the blocks read prepared (packed at load) join the module's too: one list, so a

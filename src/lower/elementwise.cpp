@@ -120,7 +120,9 @@ void Expression::finish(const TensorInfo& out, RowNormalisation normalise) {
                      : has_reduction(k)                          ? "row"
                                                                  : "ew";
   if (!cx_.out.kernels) cx_.out.kernels = std::make_shared<loom::Module>();
+  if (!cx_.out.narrow_kernels) cx_.out.narrow_kernels = std::make_shared<loom::Module>();
   cx_.out.kernels->file = cx_.origin;
+  cx_.out.narrow_kernels->file = cx_.origin;
   // The kernel is built apart under its kind's name alone: one built before with the same text is
   // this one; a new one takes its own name and joins the module.
   loom::Module built;
@@ -134,6 +136,10 @@ void Expression::finish(const TensorInfo& out, RowNormalisation normalise) {
       if (op->symbol() == kind) op->attr("symbol").text = k.symbol;
       cx_.out.kernels->ops.push_back(std::move(op));
     }
+    loom::Module narrow;
+    narrow.file = cx_.origin;
+    build_elementwise_kernel(narrow, k, kNarrowLanes);
+    for (auto& op : narrow.ops) cx_.out.narrow_kernels->ops.push_back(std::move(op));
     // An epilogue's kernel takes the rows of a run too, which the product passes.
     cx_.out.loom_kernels.push_back({k.symbol, passed.size() + (epilogue ? 2 : 0), operands_.size()});
   }

@@ -39,7 +39,6 @@ bool has_reduction(const ElementwiseKernel& k) {
 
 namespace {
 
-constexpr int kLanes = 16;
 constexpr std::int64_t kIndexMax = std::numeric_limits<std::int64_t>::max();
 
 bool is_constant_one(const Extent& e) {
@@ -93,7 +92,7 @@ std::vector<Group> merge_axes(const ElementwiseKernel& k) {
   return groups;
 }
 
-// Builds an expression's values in one form: scalars (lanes 0) or vectors of kLanes, typed by the
+// Builds an expression's values in one form: scalars (lanes 0) or vectors of a kernel's width, typed by the
 // module's compute types.
 class ExprEmitter : public loom::Lanes {
  public:
@@ -166,7 +165,8 @@ struct Row {
   Value* last = nullptr;             // the last merged axis's extent
   Value* zero = nullptr;             // index constants the loops along the row share
   Value* one = nullptr;
-  Value* lanes = nullptr;
+  int width = kWideLanes;            // the lanes of a vector
+  Value* lanes = nullptr;            // the same, as an index
   Value* vector_end = nullptr;       // where the whole vectors end
   bool no_vectors = false;           // the build knows the row is shorter than a vector
   std::optional<std::int64_t> known_length;  // the row's length, when the build knows it
@@ -284,11 +284,11 @@ Value* load_result(Builder& b, const Row& row, Value* c, int lanes) {
   return b.value(lanes ? "vector.load" : "view.load", operands, "y", t);
 }
 
-// Runs `body` over the row: whole vectors of kLanes from 0 (none in a row the build knows is
+// Runs `body` over the row: whole vectors of row.width lanes from 0 (none in a row the build knows is
 // shorter), then the elements left one at a time.
 void for_each_column(Builder& b, const Row& row, const std::function<void(Value* c, int lanes)>& body) {
   loom::Block* outer = b.insertion();
-  for (const int width : {kLanes, 0}) {
+  for (const int width : {row.width, 0}) {
     if (width && row.no_vectors) continue;
     Op& loop = b.op("scf.for", width ? std::vector<Value*>{row.zero, row.vector_end, row.lanes}
                                      : std::vector<Value*>{row.vector_end, row.last, row.one});
@@ -308,11 +308,11 @@ Value* reduce_row(Builder& b, const Row& row, double init, int kind, const std::
   if (row.no_vectors) {
     folded = ExprEmitter(b, 0).f32(init);
   } else {
-    ExprEmitter vectors(b, kLanes);
+    ExprEmitter vectors(b, row.width);
     const Type vt = vectors.type(ElementType::F32);
     Op& vloop = b.op("scf.for", {row.zero, row.vector_end, row.lanes, vectors.f32(init)}, {{"acc", vt}});
     loom::Block& vbody = b.region(vloop, {{"i", Type::index()}, {"acc", vt}});
-    b.op("scf.yield", {step(vbody.args[1].get(), vbody.args[0].get(), kLanes)});
+    b.op("scf.yield", {step(vbody.args[1].get(), vbody.args[0].get(), row.width)});
     b.set_insertion(*outer);
     folded = b.value("vector.reduce", {vloop.result(0)}, "acc", st, [kind](Op& o) { o.attr("kind").i = kind; });
   }
@@ -371,7 +371,7 @@ void emit_row_normalisation(Builder& b, const ElementwiseKernel& k, RowExpressio
 
 }  // namespace
 
-std::vector<Extent> build_elementwise_kernel(loom::Module& module, const ElementwiseKernel& k) {
+std::vector<Extent> build_elementwise_kernel(loom::Module& module, const ElementwiseKernel& k, int lanes) {
   if (k.values.empty() || k.values.back().type != k.out_type)
     fail("elementwise kernel " + k.symbol + ": the expression's result is not of the result's type");
   if (k.normalise != RowNormalisation::None && (k.out_type != ElementType::F32 || k.out_dims.empty()))
@@ -520,11 +520,12 @@ std::vector<Extent> build_elementwise_kernel(loom::Module& module, const Element
   row.zero = b.index(0, "zero");
   row.one = b.index(1, "one");
   row.known_length = known[m - 1];
-  row.no_vectors = known[m - 1] && *known[m - 1] < kLanes;
+  row.width = lanes;
+  row.no_vectors = known[m - 1] && *known[m - 1] < lanes;
   if (row.no_vectors) {
     row.vector_end = row.zero;
   } else {
-    row.lanes = b.index(kLanes, "lanes");
+    row.lanes = b.index(lanes, "lanes");
     Value* vectors = b.value("index.div", {row.last, row.lanes}, "vectors", Type::index());
     row.vector_end = b.value("index.mul", {vectors, row.lanes}, "vector_end", Type::index());
   }

@@ -4,7 +4,7 @@
 //
 // The kernel runs one work item per row of the result: the result's axes are merged where every
 // operand steps through them alike (an operand spans an axis or broadcasts along it), the last
-// merged axis is the row, computed in vectors of 16 lanes with a scalar tail, and each operand is a
+// merged axis is the row, computed in vectors of `lanes` with a scalar tail, and each operand is a
 // strided view whose broadcast axes have stride 0, so nothing is copied to broadcast. Extents the
 // build knows are constants of the kernel; the others are its parameters.
 //
@@ -123,11 +123,18 @@ struct PendingExpression {
   std::map<std::size_t, std::string> ops;
 };
 
+// The lanes of a kernel's vectors: 16 fill a 512-bit register with f32; 8 fill a 256-bit one, as
+// wide as a machine without AVX-512 has (GCC splits a 512-bit generic vector there, but through the
+// stack, lane by lane, in its selects and compares: PaddleOCR's classifier ran 3.4x slower on AVX2
+// at 16 lanes). A module holds its kernels at both widths and the compiler's target picks one.
+inline constexpr int kWideLanes = 16;
+inline constexpr int kNarrowLanes = 8;
+
 // Writes the kernel into `module` and gives the extents its call passes, in order: the result's
 // extents that are not constants (once each, by polynomial), as its configuration parameters and
 // again as its launch parameters, before the result's buffer and each operand's. An epilogue's
 // kernel takes the rows of a run after them (first, count), which the product supplies.
-std::vector<stage0::Extent> build_elementwise_kernel(loom::Module& module, const ElementwiseKernel& kernel);
+std::vector<stage0::Extent> build_elementwise_kernel(loom::Module& module, const ElementwiseKernel& kernel, int lanes = kWideLanes);
 
 // Whether the kernel's expression reduces along the row (its row is then the last axis, alone).
 bool has_reduction(const ElementwiseKernel& kernel);

@@ -206,6 +206,9 @@ struct LoweredModule {
   // The Loom kernels the calls of kernel "loom" run (elementwise groups), one kernel.def each, and
   // what a call passes each: its extents, its operands.
   std::shared_ptr<loom::Module> kernels;
+  // The same kernels (the same symbols) with vectors of kNarrowLanes, for a target without 512-bit
+  // vectors; `kernels` holds them at kWideLanes.
+  std::shared_ptr<loom::Module> narrow_kernels;
   struct LoomKernel {
     std::string symbol;
     std::size_t extents = 0;

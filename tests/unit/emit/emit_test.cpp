@@ -4,6 +4,8 @@
 
 #include <regex>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "driver/pipeline.hpp"
 #include "emit/bytes_literal.hpp"
@@ -138,6 +140,34 @@ TEST(BuildModule, AGraphCarryingItsWeightsEmbedsThemInOneByteLiteral) {
   EXPECT_FALSE(std::regex_search(m.text, std::regex(R"((const|constexpr) float [A-Za-z_0-9]+\s*\[)")));
   // A regrouping named by its parts, checked against the weight's merged axis.
   EXPECT_NE(m.text.find("Merged<Conv2, Pool2H, Pool2W>"), std::string::npos);
+}
+
+// The generated kernels at both widths, the target choosing: the same kernels, the same symbols.
+TEST(BuildModule, GeneratedKernelsComeAtSixteenAndAtEightLanes) {
+  const auto graph = kSource / "tests/conformance/fusion/elementwise/model.onnx";
+  Model model = read_model_file(graph);
+  Options options;
+  options.layout = driver::propose_layout(model, options, graph.string());
+  const std::string h = build_module(model, options, {}, graph.string(), "ew").text;
+  const std::size_t wide = h.find("#if defined(__AVX512F__) && !defined(LOAM_NARROW_VECTORS)\n");
+  const std::size_t narrow = h.find("#else\n// 8 lanes", wide);
+  const std::size_t end = h.find("#endif\n#undef LOOM_ON_FAIL", narrow);
+  ASSERT_NE(wide, std::string::npos);
+  ASSERT_NE(narrow, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  const std::string wide_part = h.substr(wide, narrow - wide), narrow_part = h.substr(narrow, end - narrow);
+  EXPECT_NE(wide_part.find("rt::vec<float, 16>"), std::string::npos);
+  EXPECT_EQ(wide_part.find("rt::vec<float, 8>"), std::string::npos);
+  EXPECT_NE(narrow_part.find("rt::vec<float, 8>"), std::string::npos);
+  EXPECT_EQ(narrow_part.find("rt::vec<float, 16>"), std::string::npos);
+  const std::regex def(R"(inline void (ew[0-9]+)\()");
+  std::vector<std::string> wide_kernels, narrow_kernels;
+  for (auto it = std::sregex_iterator(wide_part.begin(), wide_part.end(), def); it != std::sregex_iterator(); ++it)
+    wide_kernels.push_back((*it)[1]);
+  for (auto it = std::sregex_iterator(narrow_part.begin(), narrow_part.end(), def); it != std::sregex_iterator(); ++it)
+    narrow_kernels.push_back((*it)[1]);
+  EXPECT_FALSE(wide_kernels.empty());
+  EXPECT_EQ(wide_kernels, narrow_kernels);
 }
 
 }  // namespace
