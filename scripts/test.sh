@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine, builds Loam, and runs every test: the unit and conformance tests, the
 # same tests under ASan+UBSan, and each libFuzzer target for a short while over its seed corpus.
-# LOAM_FUZZ_SECONDS (default 60) bounds each fuzz target; LOAM_SKIP_SANITIZE=1 skips the sanitizer pass.
+# LOAM_FUZZ_SECONDS (default 45) bounds each fuzz target; LOAM_SKIP_SANITIZE=1 skips the sanitizer pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,7 +48,7 @@ if [ -f tests/fuzz/CMakeLists.txt ]; then
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz -j "$jobs"
   stage "fuzz"
-  bash tests/fuzz/run-all.sh build/fuzz "${LOAM_FUZZ_SECONDS:-60}"
+  bash tests/fuzz/run-all.sh build/fuzz "${LOAM_FUZZ_SECONDS:-45}"
 fi
 stage done
 printf "== stage times\n%b  total: %s s\n" "$timings" "$(($(date +%s) - started))"

@@ -4,7 +4,7 @@
 # there are cores. Any crash, sanitizer report, leak or timeout fails the run.
 set -euo pipefail
 build=${1:?build dir}
-seconds=${2:-60}
+seconds=${2:-45}
 here=$(cd "$(dirname "$0")" && pwd)
 parallel=$(nproc)
 

@@ -11,6 +11,8 @@
 #include <functional>
 #include <iterator>
 #include <set>
+#include <system_error>
+#include <vector>
 
 #include "kernel_files.hpp"
 #include "loom/emit_cpp.hpp"
@@ -166,6 +168,15 @@ TEST_P(EmittedAgainstInterpreter, AgreeBitForBit) {
   const fs::path dir = work_dir();
   const std::string tag = k.name + "_" + std::to_string(GetParam().run);
   const fs::path in = dir / (tag + ".in"), out = dir / (tag + ".out");
+  // The run's files go when the case ends, and the directory with the process's last case.
+  struct Removed {
+    std::vector<fs::path> files;
+    ~Removed() {
+      std::error_code ignored;
+      for (const auto& f : files) fs::remove(f, ignored);
+      fs::remove(files.front().parent_path(), ignored);  // fails, as it should, while not empty
+    }
+  } removed{{in, out}};
   std::ofstream(in, std::ios::binary) << encoded;
   const loam::Exec r = loam::run_process({c.binary.string(), in.string(), out.string()}, 120);
   if (!interpreted_error.empty()) {
