@@ -94,6 +94,12 @@ struct CpuResampling : virtual CpuBase {
     }
     E* y = out.mutable_data_unchecked();
     const E* x = t.data();
+    if constexpr (R > 0) {
+      if (taps == 1) {
+        resize_nearest_rows(x, y, oe, offset, outside, convert<E>(p.extrapolation));
+        return out;
+      }
+    }
     std::array<std::int64_t, R + 1> idx{};
     std::array<std::size_t, R + 1> tap{};
     for (std::int64_t o = 0; o < out.count(); ++o) {
@@ -101,10 +107,8 @@ struct CpuResampling : virtual CpuBase {
       for (std::size_t d = 0; d < R; ++d) away = away || outside[d][idx[d]];
       if (away) {
         y[o] = convert<E>(p.extrapolation);
-      } else if (taps == 1) {
-        std::int64_t src = 0;
-        for (std::size_t d = 0; d < R; ++d) src += offset[d][idx[d]];
-        y[o] = x[src];
+      } else if (taps == 1) {  // a rank-0 tensor
+        y[o] = x[0];
       } else {
         // Every combination of the axes' taps, the last axis's fastest.
         float acc = 0;
@@ -133,6 +137,43 @@ struct CpuResampling : virtual CpuBase {
   }
 
  private:
+  // Nearest resize, one output row (the last axis) at a time: a row's element offsets along the
+  // other axes are summed once, and a row that reads the input row the one before read (an
+  // upsampling's repeated rows) is a copy of it.
+  template <class E, std::size_t R>
+  static void resize_nearest_rows(const E* x, E* y, const Ext<R>& oe, const std::array<std::vector<std::int64_t>, R>& offset,
+                                  const std::array<std::vector<std::uint8_t>, R>& outside, E extrapolation) {
+    const std::int64_t inner = oe[R - 1], rows = inner == 0 ? 0 : element_count(oe) / inner;
+    const std::int64_t* const at = offset[R - 1].data();
+    const std::uint8_t* const away_at = outside[R - 1].data();
+    std::array<std::int64_t, R> idx{};
+    std::int64_t last_base = -1;
+    bool last_away = false;
+    for (std::int64_t row = 0; row < rows; ++row) {
+      std::int64_t base = 0;
+      bool away = false;
+      for (std::size_t d = 0; d + 1 < R; ++d) {
+        base += offset[d][static_cast<std::size_t>(idx[d])];
+        away = away || outside[d][static_cast<std::size_t>(idx[d])];
+      }
+      E* yr = y + row * inner;
+      if (row > 0 && base == last_base && away == last_away) {
+        std::copy_n(yr - inner, inner, yr);
+      } else if (away) {
+        std::fill_n(yr, inner, extrapolation);
+      } else {
+        const E* xr = x + base;
+        for (std::int64_t j = 0; j < inner; ++j) yr[j] = away_at[j] ? extrapolation : xr[at[j]];
+      }
+      last_base = base;
+      last_away = away;
+      for (std::size_t d = R - 1; d-- > 0;) {
+        if (++idx[d] < oe[d]) break;
+        idx[d] = 0;
+      }
+    }
+  }
+
   // The input coordinate of output position x along an axis `m` long, from one `original` long.
   static float coordinate(ResizeCoordinates c, float x, float scale, float m, std::int64_t original, float start, float end) {
     const float n = static_cast<float>(original);
