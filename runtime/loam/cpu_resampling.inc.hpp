@@ -157,7 +157,7 @@ struct CpuResampling : virtual CpuBase {
         away = away || outside[d][static_cast<std::size_t>(idx[d])];
       }
       E* yr = y + row * inner;
-      if (row > 0 && base == last_base && away == last_away) {
+      if (base == last_base && away == last_away) {  // last_base starts at -1, no row's base
         std::copy_n(yr - inner, inner, yr);
       } else if (away) {
         std::fill_n(yr, inner, extrapolation);

@@ -92,8 +92,8 @@ std::vector<Group> merge_axes(const ElementwiseKernel& k) {
   return groups;
 }
 
-// Builds an expression's values in one form: scalars (lanes 0) or vectors of a kernel's width, typed by the
-// module's compute types.
+// Builds an expression's values in one form: scalars (lanes 0) or vectors of a kernel's width,
+// typed by the module's compute types.
 class ExprEmitter : public loom::Lanes {
  public:
   ExprEmitter(Builder& b, int lanes) : Lanes(b, lanes) {}
@@ -284,8 +284,8 @@ Value* load_result(Builder& b, const Row& row, Value* c, int lanes) {
   return b.value(lanes ? "vector.load" : "view.load", operands, "y", t);
 }
 
-// Runs `body` over the row: whole vectors of row.width lanes from 0 (none in a row the build knows is
-// shorter), then the elements left one at a time.
+// Runs `body` over the row: whole vectors of row.width lanes from 0 (none in a row the build knows
+// is shorter), then the elements left one at a time.
 void for_each_column(Builder& b, const Row& row, const std::function<void(Value* c, int lanes)>& body) {
   loom::Block* outer = b.insertion();
   for (const int width : {row.width, 0}) {

@@ -160,14 +160,14 @@ TEST(BuildModule, GeneratedKernelsComeAtSixteenAndAtEightLanes) {
   EXPECT_EQ(wide_part.find("rt::vec<float, 8>"), std::string::npos);
   EXPECT_NE(narrow_part.find("rt::vec<float, 8>"), std::string::npos);
   EXPECT_EQ(narrow_part.find("rt::vec<float, 16>"), std::string::npos);
-  const std::regex def(R"(inline void (ew[0-9]+)\()");
-  std::vector<std::string> wide_kernels, narrow_kernels;
-  for (auto it = std::sregex_iterator(wide_part.begin(), wide_part.end(), def); it != std::sregex_iterator(); ++it)
-    wide_kernels.push_back((*it)[1]);
-  for (auto it = std::sregex_iterator(narrow_part.begin(), narrow_part.end(), def); it != std::sregex_iterator(); ++it)
-    narrow_kernels.push_back((*it)[1]);
-  EXPECT_FALSE(wide_kernels.empty());
-  EXPECT_EQ(wide_kernels, narrow_kernels);
+  const auto kernels = [](const std::string& part) {
+    const std::regex def(R"(inline void (ew[0-9]+)\()");
+    std::vector<std::string> names;
+    for (auto it = std::sregex_iterator(part.begin(), part.end(), def); it != std::sregex_iterator(); ++it) names.push_back((*it)[1]);
+    return names;
+  };
+  EXPECT_FALSE(kernels(wide_part).empty());
+  EXPECT_EQ(kernels(wide_part), kernels(narrow_part));
 }
 
 }  // namespace
