@@ -10,8 +10,9 @@ namespace loam {
 
 namespace {
 
-// The IR versions ONNX has released (IR 1, October 2017, to IR 11).
-constexpr int64_t kLastIrVersion = 11;
+// The IR versions ONNX defines (IR 1, October 2017, to IR 14, which the onnx package 1.23 writes
+// by default). A later IR's new element types or fields are refused where they are read.
+constexpr int64_t kLastIrVersion = 14;
 
 // Our attribute kinds in ONNX's numbering (AttributeProto::AttributeType).
 onnx::AttributeProto::AttributeType proto_kind(Attribute::Kind k) {
