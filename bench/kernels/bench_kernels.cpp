@@ -122,6 +122,13 @@ void BM_DepthwiseConv(benchmark::State& state) {
   report_flops(state, 2.0 * c * out * 9);
 }
 BENCHMARK(BM_DepthwiseConv)->Args({16, 120, 160, 1})->Args({32, 120, 160, 2})->Args({64, 30, 40, 1})->Args({128, 15, 20, 2})->Args({256, 8, 10, 1});
+// The same with AVX2's rows where AVX-512 is present too, to measure what the wide kernel gains.
+void BM_DepthwiseConvAvx2(benchmark::State& state) {
+  Sgemm::narrow_only = true;
+  BM_DepthwiseConv(state);
+  Sgemm::narrow_only = false;
+}
+BENCHMARK(BM_DepthwiseConvAvx2)->Args({16, 120, 160, 1})->Args({32, 120, 160, 2})->Args({64, 30, 40, 1})->Args({128, 15, 20, 2})->Args({256, 8, 10, 1});
 
 // UltraFace RFB-320's dense Conv layers (group 1, pad k / 2, bias and Relu fused): input channels,
 // output channels, height, width, kernel, stride. The first layer (3 channels, 3x3 at stride 2),

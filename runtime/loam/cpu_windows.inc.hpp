@@ -469,9 +469,30 @@ struct CpuWindows : virtual CpuBase {
   // `rows` output rows, dst[r * OW + ow] for ow < OW: the sum over t of
   // w[t] * base[r * row_stride + offset[t] + ow * step], then + b, then Relu. Columns of a tap past
   // OW may be read (the padded plane's slack), never a column of dst past OW written.
+  // `tap_pitch`, where not 0: the taps are a 3 x 3 kernel at stride 1 or 2 on both axes, no
+  // dilation, its rows tap_pitch apart (depthwise3x3_avx512).
   static void depthwise_rows(const float* base, std::int64_t row_stride, const std::int64_t* offset, const float* w, std::int64_t ntaps,
-                             std::int64_t step, float b, bool relu, float* dst, std::int64_t OW, std::int64_t rows) {
+                             std::int64_t step, float b, bool relu, float* dst, std::int64_t OW, std::int64_t rows, std::int64_t tap_pitch = 0) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (step == 1 && tap_pitch && Sgemm::use_avx512()) {
+      if (row_stride == tap_pitch)
+        depthwise3x3_avx512<1>(base, tap_pitch, 0, w, b, relu, dst, OW, rows);
+      else
+        depthwise3x3_avx512<2>(base, tap_pitch, offset[1], w, b, relu, dst, OW, rows);
+      return;
+    }
+    if (step == 1 && Sgemm::use_avx512()) {
+      std::int64_t r = 0;
+      // A row of one vector or less gives four rows four accumulators: eight rows keep both FMA
+      // units busy.
+      if (OW <= 16)
+        for (; r + 2 * DEPTHWISE_ROWS <= rows; r += 2 * DEPTHWISE_ROWS)
+          depthwise_rows_avx512<2 * DEPTHWISE_ROWS>(base + r * row_stride, row_stride, offset, w, ntaps, b, relu, dst + r * OW, OW);
+      for (; r + DEPTHWISE_ROWS <= rows; r += DEPTHWISE_ROWS)
+        depthwise_rows_avx512<DEPTHWISE_ROWS>(base + r * row_stride, row_stride, offset, w, ntaps, b, relu, dst + r * OW, OW);
+      for (; r < rows; ++r) depthwise_rows_avx512<1>(base + r * row_stride, row_stride, offset, w, ntaps, b, relu, dst + r * OW, OW);
+      return;
+    }
     if (step == 1 && Sgemm::use_avx2()) {
       std::int64_t r = 0;
       for (; r + DEPTHWISE_ROWS <= rows; r += DEPTHWISE_ROWS)
@@ -555,6 +576,174 @@ struct CpuWindows : virtual CpuBase {
       }
     }
   }
+
+  // A 3 x 3 kernel's rows `pitch` apart, its middle and last columns at `mid` and `last`,
+  // its weights, bias and Relu as depthwise3x3_block reads them.
+  struct Depthwise3x3 {
+    std::int64_t pitch, mid, last;
+    __m512 w[9], bias;
+    bool relu;
+    // Read in place (depthwise3x3_direct): the plane's extents and its pads before.
+    std::int64_t H = 0, W = 0, top = 0, left = 0;
+  };
+
+  // A 3 x 3 depthwise kernel at stride S = 1 or 2 on both axes, no dilation, R output rows at a
+  // time: each of the block's (R - 1) S + 3 input rows is loaded once per kernel column and feeds
+  // every output row whose kernel reads it, so a multiply-add takes half a load or less, where one
+  // load a tap made the loads (most of them across a cache line) the bound. An output row still
+  // sums its taps in order (input rows ascending are kernel rows ascending), so the bits are
+  // depthwise_rows_avx2's. Kernel column kw reads padded column kw (S = 1), or at S = 2 the
+  // deinterleaved row's even half at 0 and 1 and its odd half at `half`.
+  template <int S>
+  __attribute__((target("avx512f"))) static void depthwise3x3_avx512(const float* base, std::int64_t pitch, std::int64_t half, const float* w,
+                                                                      float b, bool relu, float* dst, std::int64_t OW, std::int64_t rows) {
+    Depthwise3x3 k{pitch, S == 1 ? 1 : half, S == 1 ? 2 : 1, {}, _mm512_set1_ps(b), relu};
+    for (int t = 0; t < 9; ++t) k.w[t] = _mm512_set1_ps(w[t]);
+    depthwise3x3_rows<S, false>(base, k, dst, OW, rows);
+  }
+
+  // depthwise3x3_avx512 at stride 1 on the plane where it lies (H x W, padded by `top` and `left`
+  // before and by any pads after), with no padded copy: every load is masked to the columns
+  // inside the plane, and a row outside it reads nothing, the zeros a pad holds.
+  __attribute__((target("avx512f"))) static void depthwise3x3_direct(const float* plane, std::int64_t H, std::int64_t W, std::int64_t top,
+                                                                      std::int64_t left, const float* w, float b, bool relu, float* dst,
+                                                                      std::int64_t OW, std::int64_t OH) {
+    Depthwise3x3 k{W, 1, 2, {}, _mm512_set1_ps(b), relu, H, W, top, left};
+    for (int t = 0; t < 9; ++t) k.w[t] = _mm512_set1_ps(w[t]);
+    depthwise3x3_rows<1, true>(plane, k, dst, OW, OH);
+  }
+
+  template <int S, bool D>
+  __attribute__((target("avx512f"), always_inline)) static inline void depthwise3x3_rows(const float* base, const Depthwise3x3& k, float* dst,
+                                                                                         std::int64_t OW, std::int64_t rows) {
+    std::int64_t r = 0;
+    // A row of one vector or less gives four rows four accumulators: eight keep both FMA units busy.
+    if (OW <= 16)
+      for (; r + 8 <= rows; r += 8) depthwise3x3_group<8, S, D>(base, k, dst, OW, r);
+    for (; r + 4 <= rows; r += 4) depthwise3x3_group<4, S, D>(base, k, dst, OW, r);
+    for (; r + 2 <= rows; r += 2) depthwise3x3_group<2, S, D>(base, k, dst, OW, r);
+    for (; r < rows; ++r) depthwise3x3_group<1, S, D>(base, k, dst, OW, r);
+  }
+
+  // R rows from output row r: while more than 16 columns are left, 32 a step in two accumulators
+  // a row, else 16; a row's last columns stored under a mask.
+  template <int R, int S, bool D>
+  __attribute__((target("avx512f"), always_inline)) static inline void depthwise3x3_group(const float* base, const Depthwise3x3& k, float* dst,
+                                                                                          std::int64_t OW, std::int64_t r) {
+    const auto lanes = [](std::int64_t n) { return n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1); };
+    float* out = dst + r * OW;
+    std::int64_t ow = 0;
+    for (; OW - ow > 16; ow += 32) depthwise3x3_block<R, S, 2, D>(base, r, ow, k, out + ow, OW, lanes(OW - ow - 16));
+    if (ow < OW) depthwise3x3_block<R, S, 1, D>(base, r, ow, k, out + ow, OW, lanes(OW - ow));
+  }
+
+  // V vectors of columns of R output rows from `in`, finished and stored (the last vector under
+  // `last`). Every loop has a constant trip count and unrolls, so the accumulators are registers
+  // and the test for which output rows input row j serves is folded away.
+  template <int R, int S, int V, bool D>
+  __attribute__((target("avx512f"), always_inline)) static inline void depthwise3x3_block(const float* base, std::int64_t r, std::int64_t ow,
+                                                                                          const Depthwise3x3& k, float* out, std::int64_t OW,
+                                                                                          __mmask16 last) {
+    const float* const in = D ? base : base + r * S * k.pitch + ow;
+    // In place: which lanes of kernel column kw, vector v lie inside the plane's columns.
+    __mmask16 inside[3][V] = {};
+    if constexpr (D)
+      for (int kw = 0; kw < 3; ++kw)
+        for (int v = 0; v < V; ++v) {
+          const std::int64_t first = ow + 16 * v + kw - k.left;
+          const std::int64_t lo = std::max<std::int64_t>(0, -first), hi = std::min<std::int64_t>(16, k.W - first);
+          inside[kw][v] = hi <= lo ? __mmask16(0) : __mmask16(((1u << hi) - 1) & ~((1u << lo) - 1));
+        }
+    __m512 acc[R][V];
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i)
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) acc[i][v] = _mm512_setzero_ps();
+#pragma GCC unroll 20
+    for (int j = 0; j < (R - 1) * S + 3; ++j) {
+      const float* row = in + j * k.pitch;
+      bool row_inside = true;
+      if constexpr (D) {
+        const std::int64_t ih = r + j - k.top;
+        row_inside = ih >= 0 && ih < k.H;
+        // A row outside the plane is read under an empty mask, through its first row's address.
+        row = in + (row_inside ? ih * k.W : 0) + ow - k.left;
+      }
+#pragma GCC unroll 3
+      for (int kw = 0; kw < 3; ++kw)
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v) {
+          const float* at = row + (kw == 0 ? 0 : kw == 1 ? k.mid : k.last) + 16 * v;
+          const __m512 x = D ? _mm512_maskz_loadu_ps(row_inside ? inside[kw][v] : __mmask16(0), at) : _mm512_loadu_ps(at);
+#pragma GCC unroll 3
+          for (int kh = 0; kh < 3; ++kh) {
+            const int d = j - kh;
+            if (d >= 0 && d % S == 0 && d / S < R) acc[d / S][v] = _mm512_fmadd_ps(k.w[kh * 3 + kw], x, acc[d / S][v]);
+          }
+        }
+    }
+    const __m512 zero = _mm512_setzero_ps();
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i)
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) {
+        __m512 y = _mm512_add_ps(acc[i][v], k.bias);
+        // Relu keeping NaN: lanes above zero or unordered stay.
+        if (k.relu) y = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(y, zero, _CMP_NLE_UQ), y);
+        _mm512_mask_storeu_ps(out + i * OW + 16 * v, v == V - 1 ? last : __mmask16(0xFFFF), y);
+      }
+  }
+
+  // depthwise_rows_avx2 in 16-lane vectors: while more than 16 columns are left, 32 a step in two
+  // accumulators a row, else 16; a row's last columns stored under a mask (a k-mask store is as
+  // cheap as a plain one). The same sums in the same order, so the bits are the AVX2 path's. A
+  // step past the row reads at most 15 columns beyond it: the padded plane's slack.
+  template <int R>
+  __attribute__((target("avx512f"))) static void depthwise_rows_avx512(const float* base, std::int64_t row_stride, const std::int64_t* offset,
+                                                                        const float* w, std::int64_t ntaps, float b, bool relu, float* dst,
+                                                                        std::int64_t OW) {
+    const __m512 bias = _mm512_set1_ps(b), zero = _mm512_setzero_ps();
+    const auto finish = [&](__m512 v) {
+      v = _mm512_add_ps(v, bias);
+      // Relu keeping NaN: lanes above zero or unordered stay.
+      return relu ? _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, zero, _CMP_NLE_UQ), v) : v;
+    };
+    const auto lanes = [](std::int64_t n) { return n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1); };
+    std::int64_t ow = 0;
+    for (; OW - ow > 16; ow += 32) {
+      const __mmask16 second = lanes(OW - ow - 16);
+      __m512 a0[R], a1[R];
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) a0[r] = a1[r] = zero;
+      for (std::int64_t t = 0; t < ntaps; ++t) {
+        const __m512 wv = _mm512_set1_ps(w[t]);
+        const float* tap = base + offset[t] + ow;
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) {
+          a0[r] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(tap + r * row_stride), a0[r]);
+          a1[r] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(tap + r * row_stride + 16), a1[r]);
+        }
+      }
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        _mm512_storeu_ps(dst + r * OW + ow, finish(a0[r]));
+        _mm512_mask_storeu_ps(dst + r * OW + ow + 16, second, finish(a1[r]));
+      }
+    }
+    if (ow >= OW) return;
+    const __mmask16 last = lanes(OW - ow);
+    __m512 a0[R];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) a0[r] = zero;
+    for (std::int64_t t = 0; t < ntaps; ++t) {
+      const __m512 wv = _mm512_set1_ps(w[t]);
+      const float* tap = base + offset[t] + ow;
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) a0[r] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(tap + r * row_stride), a0[r]);
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(dst + r * OW + ow, last, finish(a0[r]));
+  }
 #endif
 
   // Input columns 0 .. W - 1 as padded columns left .. left + W - 1, the even ones to even[c / 2],
@@ -610,6 +799,9 @@ struct CpuWindows : virtual CpuBase {
       for (std::int64_t kw = 0; kw < KW; ++kw)
         tap_offsets[static_cast<std::size_t>(kh * KW + kw)] = kh * dh * pitch + (split ? (kw * dw % 2) * half + kw * dw / 2 : kw * dw);
     const std::int64_t* const offset = tap_offsets.data();
+    const std::int64_t tap_pitch = KH == 3 && KW == 3 && dh == 1 && dw == 1 && sh == sw && (sh == 1 || sh == 2) ? pitch : 0;
+    // Stride 1 reads the plane in place, its loads masked to the plane (depthwise3x3_direct).
+    const bool direct = tap_pitch && sh == 1 && Sgemm::use_avx512();
     // The slack a last block reads past the plane.
     const std::int64_t slack = DEPTHWISE_BLOCK * step + (KW - 1) * dw;
     const std::int64_t planes = batch * group;
@@ -618,10 +810,20 @@ struct CpuWindows : virtual CpuBase {
       const auto [first, end] = job_share(planes, jobs, job);
       static thread_local std::vector<float> padded;
       // Each group rewrites the same interior, so the pads stay zero.
-      padded.assign(static_cast<std::size_t>(rows * pitch + slack), 0.0f);
+      if (!direct) padded.assign(static_cast<std::size_t>(rows * pitch + slack), 0.0f);
       for (std::int64_t plane = first; plane < end; ++plane) {
         const std::int64_t n = plane / group, g = plane % group;
         const float* src = x + (n * group + g) * H * W;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        if (direct) {
+          for (std::int64_t m = 0; m < per_group; ++m) {
+            const std::int64_t oc = g * per_group + m;
+            depthwise3x3_direct(src, H, W, top, left, w + oc * 9, bias ? bias[oc] : 0.0f, relu, y + (n * group * per_group + oc) * OH * OW, OW, OH);
+          }
+          if (sink) sink->finished(n * group * per_group + g * per_group, per_group);
+          continue;
+        }
+#endif
         for (std::int64_t h = 0; h < H; ++h) {
           float* row = padded.data() + (h + top) * pitch;
           if (!split) {
@@ -635,7 +837,7 @@ struct CpuWindows : virtual CpuBase {
           const float* wc = w + oc * KH * KW;
           const float b = bias ? bias[oc] : 0.0f;
           float* dst = y + (n * group * per_group + oc) * OH * OW;
-          depthwise_rows(padded.data(), sh * pitch, offset, wc, KH * KW, step, b, relu, dst, OW, OH);
+          depthwise_rows(padded.data(), sh * pitch, offset, wc, KH * KW, step, b, relu, dst, OW, OH, tap_pitch);
         }
         if (sink) sink->finished(n * group * per_group + g * per_group, per_group);
       }

@@ -518,6 +518,87 @@ TEST(Sgemm, PairedStripsGiveOneStripsBits) {
   }
 }
 
+// The depthwise kernels (AVX-512's 3 x 3 in place at stride 1 and on the deinterleaved copy at
+// stride 2, its any-kernel rows, AVX2's rows, the portable loop) against a double-precision sum,
+// over rows that end a 16- or 32-column step whole, partly or not at all, row counts that leave
+// every remainder of 8, 4 and 2, pads of 0 to 2 on either side, and a NaN input that Relu keeps.
+// The vector paths sum each output's taps in one order, so AVX-512's bits are AVX2's.
+TEST(Depthwise, EveryPathMatchesAPlainSumAndTheVectorPathsAgreeBitForBit) {
+  struct N {};
+  struct C {};
+  struct K {};
+  struct H {};
+  struct W {};
+  struct KH {};
+  struct KW {};
+  struct Case {
+    std::int64_t h, w, k, stride, pad_begin, pad_end;
+  };
+  std::vector<Case> cases;
+  for (std::int64_t w : {1, 5, 15, 16, 17, 31, 32, 33, 40, 47, 70})
+    for (std::int64_t stride : {1, 2}) cases.push_back({w % 11 + 1, w, 3, stride, 1, 1});
+  for (std::int64_t h : {2, 3, 7, 9, 12, 17}) cases.push_back({h, 10, 3, 1, 1, 1});
+  cases.push_back({9, 21, 3, 1, 0, 0});
+  cases.push_back({9, 21, 3, 1, 2, 0});
+  cases.push_back({8, 20, 3, 1, 0, 2});
+  cases.push_back({11, 23, 3, 2, 0, 1});
+  cases.push_back({11, 23, 3, 2, 2, 2});
+  cases.push_back({10, 19, 5, 1, 2, 2});  // not 3 x 3: the any-kernel rows
+  std::mt19937 gen(17);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (const Case& c : cases)
+    for (const bool relu : {false, true}) {
+      const std::int64_t channels = 3;
+      Tensor<float, Axes<N, C, H, W>> x({1, channels, c.h, c.w});
+      Tensor<float, Axes<K, C, KH, KW>> wt({channels, 1, c.k, c.k});
+      Tensor<float, Axes<K>> bias({channels});
+      for (std::int64_t i = 0; i < x.count(); ++i) x.data()[i] = u(gen);
+      for (std::int64_t i = 0; i < wt.count(); ++i) wt.data()[i] = u(gen);
+      for (std::int64_t i = 0; i < bias.count(); ++i) bias.data()[i] = u(gen);
+      x.data()[x.count() / 2] = std::numeric_limits<float>::quiet_NaN();
+      WindowParams p;
+      p.strides = {c.stride, c.stride};
+      p.pads = {c.pad_begin, c.pad_begin, c.pad_end, c.pad_end};
+      p.group = channels;
+      const PackedConv<Axes<K, C, KH, KW>> w(wt, channels);
+      const std::int64_t OH = (c.h + c.pad_begin + c.pad_end - c.k) / c.stride + 1, OW = (c.w + c.pad_begin + c.pad_end - c.k) / c.stride + 1;
+      if (OH < 1 || OW < 1) continue;
+      std::vector<float> vector_bits;
+      each_sgemm_path([&](const char* mode) {
+        const auto y = cpu.conv<Axes<N, K, H, W>>(x, w, bias, p, relu);
+        ASSERT_EQ(y.extents(), (std::array<std::int64_t, 4>{1, channels, OH, OW}));
+        const std::string where = std::string(mode) + " " + std::to_string(c.h) + "x" + std::to_string(c.w) + " k" + std::to_string(c.k) + " s" +
+                                  std::to_string(c.stride) + " pads " + std::to_string(c.pad_begin) + "," + std::to_string(c.pad_end) +
+                                  (relu ? " relu" : "");
+        for (std::int64_t ch = 0; ch < channels; ++ch)
+          for (std::int64_t oh = 0; oh < OH; ++oh)
+            for (std::int64_t ow = 0; ow < OW; ++ow) {
+              double sum = 0;
+              bool nan = false;
+              for (std::int64_t kh = 0; kh < c.k; ++kh)
+                for (std::int64_t kw = 0; kw < c.k; ++kw) {
+                  const std::int64_t ih = oh * c.stride + kh - c.pad_begin, iw = ow * c.stride + kw - c.pad_begin;
+                  if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w) continue;
+                  const float v = x.data()[(ch * c.h + ih) * c.w + iw];
+                  nan = nan || std::isnan(v);
+                  sum += double(v) * wt.data()[(ch * c.k + kh) * c.k + kw];
+                }
+              const float got = y.data()[(ch * OH + oh) * OW + ow];
+              if (nan) {
+                ASSERT_TRUE(std::isnan(got)) << where << " at " << ch << "," << oh << "," << ow;
+                continue;
+              }
+              sum += bias.data()[ch];
+              ASSERT_NEAR(got, relu ? std::max(0.0, sum) : sum, 1e-5) << where << " at " << ch << "," << oh << "," << ow;
+            }
+        if (std::string(mode) == "portable") return;  // its sums may round differently (no fused multiply-add)
+        std::vector<float> bits(y.data(), y.data() + y.count());
+        if (vector_bits.empty()) vector_bits = bits;
+        ASSERT_EQ(std::memcmp(bits.data(), vector_bits.data(), bits.size() * sizeof(float)), 0) << where;
+      });
+    }
+}
+
 // Floats placed so the last one ends a readable page and the next page faults: a kernel that
 // reads or writes one float past the operand stops the test.
 class GuardedFloats {
