@@ -481,18 +481,6 @@ struct CpuWindows : virtual CpuBase {
         depthwise3x3_avx512<2>(base, tap_pitch, offset[1], w, b, relu, dst, OW, rows);
       return;
     }
-    if (step == 1 && Sgemm::use_avx512()) {
-      std::int64_t r = 0;
-      // A row of one vector or less gives four rows four accumulators: eight rows keep both FMA
-      // units busy.
-      if (OW <= 16)
-        for (; r + 2 * DEPTHWISE_ROWS <= rows; r += 2 * DEPTHWISE_ROWS)
-          depthwise_rows_avx512<2 * DEPTHWISE_ROWS>(base + r * row_stride, row_stride, offset, w, ntaps, b, relu, dst + r * OW, OW);
-      for (; r + DEPTHWISE_ROWS <= rows; r += DEPTHWISE_ROWS)
-        depthwise_rows_avx512<DEPTHWISE_ROWS>(base + r * row_stride, row_stride, offset, w, ntaps, b, relu, dst + r * OW, OW);
-      for (; r < rows; ++r) depthwise_rows_avx512<1>(base + r * row_stride, row_stride, offset, w, ntaps, b, relu, dst + r * OW, OW);
-      return;
-    }
     if (step == 1 && Sgemm::use_avx2()) {
       std::int64_t r = 0;
       for (; r + DEPTHWISE_ROWS <= rows; r += DEPTHWISE_ROWS)
@@ -694,56 +682,6 @@ struct CpuWindows : virtual CpuBase {
       }
   }
 
-  // depthwise_rows_avx2 in 16-lane vectors: while more than 16 columns are left, 32 a step in two
-  // accumulators a row, else 16; a row's last columns stored under a mask (a k-mask store is as
-  // cheap as a plain one). The same sums in the same order, so the bits are the AVX2 path's. A
-  // step past the row reads at most 15 columns beyond it: the padded plane's slack.
-  template <int R>
-  __attribute__((target("avx512f"))) static void depthwise_rows_avx512(const float* base, std::int64_t row_stride, const std::int64_t* offset,
-                                                                        const float* w, std::int64_t ntaps, float b, bool relu, float* dst,
-                                                                        std::int64_t OW) {
-    const __m512 bias = _mm512_set1_ps(b), zero = _mm512_setzero_ps();
-    const auto finish = [&](__m512 v) {
-      v = _mm512_add_ps(v, bias);
-      // Relu keeping NaN: lanes above zero or unordered stay.
-      return relu ? _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, zero, _CMP_NLE_UQ), v) : v;
-    };
-    const auto lanes = [](std::int64_t n) { return n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1); };
-    std::int64_t ow = 0;
-    for (; OW - ow > 16; ow += 32) {
-      const __mmask16 second = lanes(OW - ow - 16);
-      __m512 a0[R], a1[R];
-#pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) a0[r] = a1[r] = zero;
-      for (std::int64_t t = 0; t < ntaps; ++t) {
-        const __m512 wv = _mm512_set1_ps(w[t]);
-        const float* tap = base + offset[t] + ow;
-#pragma GCC unroll 8
-        for (int r = 0; r < R; ++r) {
-          a0[r] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(tap + r * row_stride), a0[r]);
-          a1[r] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(tap + r * row_stride + 16), a1[r]);
-        }
-      }
-#pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) {
-        _mm512_storeu_ps(dst + r * OW + ow, finish(a0[r]));
-        _mm512_mask_storeu_ps(dst + r * OW + ow + 16, second, finish(a1[r]));
-      }
-    }
-    if (ow >= OW) return;
-    const __mmask16 last = lanes(OW - ow);
-    __m512 a0[R];
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) a0[r] = zero;
-    for (std::int64_t t = 0; t < ntaps; ++t) {
-      const __m512 wv = _mm512_set1_ps(w[t]);
-      const float* tap = base + offset[t] + ow;
-#pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) a0[r] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(tap + r * row_stride), a0[r]);
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(dst + r * OW + ow, last, finish(a0[r]));
-  }
 #endif
 
   // Input columns 0 .. W - 1 as padded columns left .. left + W - 1, the even ones to even[c / 2],
@@ -814,17 +752,7 @@ struct CpuWindows : virtual CpuBase {
       for (std::int64_t plane = first; plane < end; ++plane) {
         const std::int64_t n = plane / group, g = plane % group;
         const float* src = x + (n * group + g) * H * W;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-        if (direct) {
-          for (std::int64_t m = 0; m < per_group; ++m) {
-            const std::int64_t oc = g * per_group + m;
-            depthwise3x3_direct(src, H, W, top, left, w + oc * 9, bias ? bias[oc] : 0.0f, relu, y + (n * group * per_group + oc) * OH * OW, OW, OH);
-          }
-          if (sink) sink->finished(n * group * per_group + g * per_group, per_group);
-          continue;
-        }
-#endif
-        for (std::int64_t h = 0; h < H; ++h) {
+        for (std::int64_t h = 0; h < H && !direct; ++h) {
           float* row = padded.data() + (h + top) * pitch;
           if (!split) {
             copy_row(src + h * W, row + left, W);
@@ -837,6 +765,12 @@ struct CpuWindows : virtual CpuBase {
           const float* wc = w + oc * KH * KW;
           const float b = bias ? bias[oc] : 0.0f;
           float* dst = y + (n * group * per_group + oc) * OH * OW;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+          if (direct) {
+            depthwise3x3_direct(src, H, W, top, left, wc, b, relu, dst, OW, OH);
+            continue;
+          }
+#endif
           depthwise_rows(padded.data(), sh * pitch, offset, wc, KH * KW, step, b, relu, dst, OW, OH, tap_pitch);
         }
         if (sink) sink->finished(n * group * per_group + g * per_group, per_group);

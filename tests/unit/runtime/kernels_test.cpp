@@ -519,7 +519,7 @@ TEST(Sgemm, PairedStripsGiveOneStripsBits) {
 }
 
 // The depthwise kernels (AVX-512's 3 x 3 in place at stride 1 and on the deinterleaved copy at
-// stride 2, its any-kernel rows, AVX2's rows, the portable loop) against a double-precision sum,
+// stride 2, AVX2's rows for any kernel, the portable loop) against a double-precision sum,
 // over rows that end a 16- or 32-column step whole, partly or not at all, row counts that leave
 // every remainder of 8, 4 and 2, pads of 0 to 2 on either side, and a NaN input that Relu keeps.
 // The vector paths sum each output's taps in one order, so AVX-512's bits are AVX2's.
