@@ -32,14 +32,14 @@ class Normalizer {
   void run() {
     auto v = model_.opset("");
     if (!v) return;  // no default-domain nodes to restate (verify_graph refuses any that exist)
-    if (*v > kCurrentOpset)
+    if (*v > kLastOpset)
       fail("the model imports opset " + std::to_string(*v) + " of the default ONNX domain; Loam reads opsets up to " +
-           std::to_string(kCurrentOpset));
+           std::to_string(kLastOpset));
     version_ = *v;
     graph(model_.graph);
     constants_as_weights(model_.graph);
     for (auto& o : model_.opset_imports)
-      if (o.domain.empty() || o.domain == "ai.onnx") o.version = kCurrentOpset;
+      if (o.domain.empty() || o.domain == "ai.onnx") o.version = std::max(o.version, kCurrentOpset);
     if (wrote_loam_ && !model_.opset(kLoamDomain)) model_.opset_imports.push_back({kLoamDomain, 1});
   }
 

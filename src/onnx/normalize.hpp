@@ -27,8 +27,12 @@
 
 namespace loam {
 
-// The opset version nodes are restated in.
+// The opset version nodes of older opsets are restated in. A model of a later opset, up to
+// kLastOpset, keeps its forms: the operators read both (Reduce* axes as an operand or an
+// attribute, Split's num_outputs, Pad's axes, Resize's later attributes).
 inline constexpr int64_t kCurrentOpset = 17;
+// The newest default-domain opset Loam reads (ONNX 1.23's).
+inline constexpr int64_t kLastOpset = 28;
 // A float Constant past this many elements is a weight, not a value the build folds.
 inline constexpr int64_t kConstantWeightElements = 64;
 // The domain of the operators normalisation writes for meanings with no ONNX spelling.

@@ -4,6 +4,7 @@
 
 #include <unordered_map>
 
+#include "onnx/schema_check.hpp"
 #include "support/error.hpp"
 
 namespace loam {
@@ -78,17 +79,44 @@ std::string locate(const onnx::ModelProto& model, const Model& read) {
   return "";
 }
 
+// The domain a node of an operator redefined past the library's opsets is moved to for the
+// checker, which checks a node of a domain without schemas for its form only.
+constexpr const char* kRedefinedDomain = "loam.redefined";
+
+void restate_nodes_past_library(onnx::GraphProto& g, int64_t opset) {
+  for (auto& n : *g.mutable_node()) {
+    if ((n.domain().empty() || n.domain() == "ai.onnx") && redefined_past_library(n.op_type(), opset)) n.set_domain(kRedefinedDomain);
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) restate_nodes_past_library(*a.mutable_g(), opset);
+      for (auto& sub : *a.mutable_graphs()) restate_nodes_past_library(sub, opset);
+    }
+  }
+}
+
+// A model of a default-domain opset past the library's, as the library's checker can read it.
+void restate_past_library(onnx::ModelProto& model, int64_t opset, int library_opset) {
+  for (auto& o : *model.mutable_opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(library_opset);
+  auto* own = model.add_opset_import();
+  own->set_domain(kRedefinedDomain);
+  own->set_version(1);
+  restate_nodes_past_library(*model.mutable_graph(), opset);
+}
+
 }  // namespace
 
 void check_with_onnx_checker(const onnx::ModelProto& model, const Model& read, const std::string& origin) {
-  // A default-domain opset the library's schemas do not reach would be checked against older
-  // schemas (opset 18's ReduceMean takes axes as an input, 17's does not): leave such a model to
-  // Loam's own checks, which refuse by name what they cannot read.
+  // A default-domain opset past the library's schemas (opset 18's ReduceMean takes axes as an
+  // input, 17's does not) is checked as the newest the library knows, each node of an operator ONNX
+  // redefined since moved to a domain of its own, which the checker passes over (the schema check
+  // has read it against its own version). The rest of the checker's rules (names, value infos,
+  // attributes' well-formedness, subgraphs) hold for every node.
   const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
   const auto known = ranges.find(onnx::ONNX_DOMAIN);
   const int library_opset = known == ranges.end() ? 0 : known->second.second;
+  int64_t opset = 0;
   for (const auto& o : model.opset_import())
-    if ((o.domain().empty() || o.domain() == "ai.onnx") && o.version() > library_opset) return;
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
   // An IR version past the library's changes no rule the checker states (later versions add
   // element types and fields, which Loam's reader refuses or reads itself): check it as the newest
   // the library knows. An initializer with no data is a weight the checkpoint supplies (Loam's
@@ -103,9 +131,10 @@ void check_with_onnx_checker(const onnx::ModelProto& model, const Model& read, c
   for (const auto& t : read.graph.initializers) weights_elsewhere = weights_elsewhere || !t.has_data;
   const onnx::ModelProto* checked = &model;
   onnx::ModelProto restated;
-  if (model.ir_version() > onnx::Version::IR_VERSION || weights_elsewhere) {
+  if (model.ir_version() > onnx::Version::IR_VERSION || weights_elsewhere || opset > library_opset) {
     restated = model;
     if (restated.ir_version() > onnx::Version::IR_VERSION) restated.set_ir_version(onnx::Version::IR_VERSION);
+    if (opset > library_opset) restate_past_library(restated, opset, library_opset);
     auto* g = restated.mutable_graph();
     google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
     for (auto& t : *g->mutable_initializer()) {

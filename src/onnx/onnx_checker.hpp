@@ -2,8 +2,9 @@
 // what it refuses, Loam refuses, with its message on one line and the node it names. It runs after
 // Loam's own schema and structure checks, whose messages are more precise, and catches what they do
 // not state (a value info's type, a tensor's data against its type, a sparse tensor, a function).
-// A model of a default-domain opset newer than the library's is left to Loam's own checks; one of a
-// newer IR version is checked as the newest IR the library knows.
+// A model of a default-domain opset newer than the library's is checked as of the library's newest,
+// its nodes of operators ONNX redefined since left to the schema check (which reads them against
+// their own versions); one of a newer IR version is checked as the newest IR the library knows.
 #pragma once
 
 #include <string>

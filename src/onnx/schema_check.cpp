@@ -2,13 +2,52 @@
 
 #include <onnx/defs/schema.h>
 
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
+#include <span>
+#include <string_view>
 
+#include "onnx/normalize.hpp"
 #include "support/error.hpp"
 
 namespace loam {
 
 namespace {
+
+struct NewerAttribute {
+  std::string_view name;
+  onnx::AttributeProto::AttributeType kind;
+  bool required;
+};
+
+// An operator version of an opset past the library's schemas (make_newer_schemas.py).
+struct NewerSchema {
+  std::string_view op;
+  int since;
+  int min_inputs, max_inputs, min_outputs, max_outputs;
+  std::span<const NewerAttribute> attributes;
+};
+
+using A = onnx::AttributeProto;
+#include "onnx/newer_schemas.inc"
+
+static_assert(kLastNewerOpset == kLastOpset, "the newer schemas end where the opsets Loam reads do");
+
+// What the check reads of an operator version, from the library's schema or the newer table.
+struct Signature {
+  int min_inputs = 0, max_inputs = 0, min_outputs = 0, max_outputs = 0;
+  std::map<std::string, std::pair<A::AttributeType, bool>, std::less<>> attributes;  // kind, required
+};
+
+// The newest of the newer table's versions of `op` at or below `version`, if any.
+const NewerSchema* newer_schema(std::string_view op, int64_t version) {
+  const NewerSchema* best = nullptr;
+  for (const auto& s : kNewerSchemas)
+    if (s.op == op && s.since <= version && (!best || s.since > best->since)) best = &s;
+  return best;
+}
 
 // The IR versions ONNX defines (IR 1, October 2017, to IR 14, which the onnx package 1.23 writes
 // by default). A later IR's new element types or fields are refused where they are read.
@@ -16,7 +55,6 @@ constexpr int64_t kLastIrVersion = 14;
 
 // Our attribute kinds in ONNX's numbering (AttributeProto::AttributeType).
 onnx::AttributeProto::AttributeType proto_kind(Attribute::Kind k) {
-  using A = onnx::AttributeProto;
   switch (k) {
     case Attribute::Kind::Float: return A::FLOAT;
     case Attribute::Kind::Int: return A::INT;
@@ -38,7 +76,6 @@ onnx::AttributeProto::AttributeType proto_kind(Attribute::Kind k) {
 }
 
 const char* proto_kind_name(onnx::AttributeProto::AttributeType t) {
-  using A = onnx::AttributeProto;
   switch (t) {
     case A::FLOAT: return "float";
     case A::INT: return "int";
@@ -108,26 +145,42 @@ class SchemaCheck {
       if (!names.insert(a.name).second) refuse(n, "attribute '" + a.name + "' is given twice");
     if (!n.domain.empty() && n.domain != "ai.onnx") return;  // ONNX's schemas are the default domain's
     const auto version = model_.opset("");
-    // A node of an opset newer than the ONNX library's schemas is checked by the passes after.
-    if (!version || *version > known_opset_) return;
-    const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(n.op_type, static_cast<int>(*version), onnx::ONNX_DOMAIN);
-    if (!s) return;  // no such operator in this opset: stage 0 refuses it by name
+    if (!version || *version > kLastOpset) return;  // normalisation refuses an opset past the last
+    const auto sig = signature(n.op_type, *version);
+    if (!sig) return;  // no such operator in this opset: stage 0 refuses it by name
     const std::string at = " (opset " + std::to_string(*version) + ")";
     for (const auto& a : n.attributes) {
-      auto it = s->attributes().find(a.name);
-      if (it == s->attributes().end()) refuse(n, n.op_type + at + " has no attribute '" + a.name + "'");
-      if (it->second.type != proto_kind(a.kind))
+      auto it = sig->attributes.find(a.name);
+      if (it == sig->attributes.end()) refuse(n, n.op_type + at + " has no attribute '" + a.name + "'");
+      if (it->second.first != proto_kind(a.kind))
         refuse(n, "attribute '" + a.name + "' is " + proto_kind_name(proto_kind(a.kind)) + ", but " + n.op_type + at + " takes " +
-                      proto_kind_name(it->second.type));
+                      proto_kind_name(it->second.first));
     }
-    for (const auto& [name, spec] : s->attributes())
-      if (spec.required && !names.count(name)) refuse(n, n.op_type + at + " requires attribute '" + name + "'");
+    for (const auto& [name, spec] : sig->attributes)
+      if (spec.second && !names.count(name)) refuse(n, n.op_type + at + " requires attribute '" + name + "'");
     const int inputs = static_cast<int>(n.inputs.size()), outputs = static_cast<int>(n.outputs.size());
-    if (inputs < s->min_input() || inputs > s->max_input())
-      refuse(n, "has " + std::to_string(inputs) + " inputs; " + n.op_type + at + " takes " + count_range(s->min_input(), s->max_input(), "input"));
-    if (outputs < s->min_output() || outputs > s->max_output())
+    if (inputs < sig->min_inputs || inputs > sig->max_inputs)
+      refuse(n, "has " + std::to_string(inputs) + " inputs; " + n.op_type + at + " takes " + count_range(sig->min_inputs, sig->max_inputs, "input"));
+    if (outputs < sig->min_outputs || outputs > sig->max_outputs)
       refuse(n, "has " + std::to_string(outputs) + " outputs; " + n.op_type + at + " gives " +
-                    count_range(s->min_output(), s->max_output(), "output"));
+                    count_range(sig->min_outputs, sig->max_outputs, "output"));
+  }
+
+  // The operator's version in force at `version`: the newer table's when it defines one past the
+  // library's opsets, else the library's (an operator unchanged since reads as it did there).
+  std::optional<Signature> signature(const std::string& op, int64_t version) const {
+    Signature sig;
+    if (version > known_opset_)
+      if (const NewerSchema* s = newer_schema(op, version)) {
+        sig = {s->min_inputs, s->max_inputs, s->min_outputs, s->max_outputs, {}};
+        for (const auto& a : s->attributes) sig.attributes.emplace(std::string(a.name), std::pair{a.kind, a.required});
+        return sig;
+      }
+    const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(op, static_cast<int>(std::min<int64_t>(version, known_opset_)), onnx::ONNX_DOMAIN);
+    if (!s) return std::nullopt;
+    sig = {s->min_input(), s->max_input(), s->min_output(), s->max_output(), {}};
+    for (const auto& [name, spec] : s->attributes()) sig.attributes.emplace(name, std::pair{spec.type, spec.required});
+    return sig;
   }
 
   const Model& model_;
@@ -138,5 +191,7 @@ class SchemaCheck {
 }  // namespace
 
 void check_against_schemas(const Model& model, const std::string& origin) { SchemaCheck(model, origin).run(); }
+
+bool redefined_past_library(const std::string& op, int64_t version) { return newer_schema(op, version) != nullptr; }
 
 }  // namespace loam

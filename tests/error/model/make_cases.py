@@ -26,14 +26,16 @@ def main():
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
     relu = helper.make_node("Relu", ["x"], ["y"])
 
-    def relu_model(inputs=(x,), outputs=(y,), nodes=(relu,), ir_version=8):
+    def relu_model(inputs=(x,), outputs=(y,), nodes=(relu,), ir_version=8, opset=17):
         graph = helper.make_graph(list(nodes), "g", list(inputs), list(outputs))
-        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=ir_version)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir_version)
 
     # A graph input with an element type and no shape (a main graph's inputs need both).
     unshaped = onnx.ValueInfoProto(name="x")
     unshaped.type.tensor_type.elem_type = TensorProto.FLOAT
     write("input_without_shape", relu_model(inputs=[unshaped]))
+    # The same at opset 18, past the schemas of the ONNX library Loam links: the checker still runs.
+    write("input_without_shape_at_18", relu_model(inputs=[unshaped], opset=18))
     # A graph output with a shape and no element type.
     untyped = onnx.ValueInfoProto(name="y")
     untyped.type.tensor_type.shape.dim.add().dim_value = 2
@@ -53,6 +55,10 @@ def main():
     leaky = helper.make_node("LeakyRelu", ["x"], ["y"], alpha=0.5)
     leaky.attribute[0].i = 3
     write("attribute_two_values", relu_model(nodes=[leaky]))
+    # The same on a node of an operator opset 18 redefined (ReduceMean): its form is still checked.
+    mean = helper.make_node("ReduceMean", ["x"], ["y"], keepdims=1)
+    mean.attribute[0].f = 0.5
+    write("attribute_two_values_at_18", relu_model(nodes=[mean], opset=18))
     # A graph input whose element type is no code ONNX defines.
     unknown = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
     unknown.type.tensor_type.elem_type = 99
