@@ -170,7 +170,17 @@ std::vector<BinaryOp> table() {
   o = {};
   o.name = "Mod";
   o.attributes = {{"fmod", 0, true}};
-  o.f32 = direct("remf", F);  // ONNX defines Mod on floats only with fmod = 1: C's fmod
+  o.f32 = [](const Lanes& l, Value* x, Value* y, double fmod) {
+    Value* r = l.op("remf", {x, y}, F);  // C's fmod: the dividend's sign
+    if (fmod != 0) return r;
+    // fmod = 0 (defined on floats since opset 28): x - floor(x / y) * y, the divisor's sign. A
+    // remainder of the other sign moves by the divisor; a zero takes the divisor's sign.
+    Value* y_negative = l.cmpf(Lanes::OLT, y, l.f32(0));
+    Value* other_sign = l.op("xori", {l.cmpf(Lanes::OLT, r, l.f32(0)), y_negative}, B, "cmp");
+    Value* moves = l.op("andi", {l.cmpf(Lanes::UNE, r, l.f32(0)), other_sign}, B, "cmp");
+    Value* zero = l.select(y_negative, l.op("negf", {l.f32(0)}, F), l.f32(0), F);
+    return l.select(moves, l.op("addf", {r, y}, F), l.select(l.cmpf(Lanes::OEQ, r, l.f32(0)), zero, r, F), F);
+  };
   o.i64 = [](const Lanes& l, Value* x, Value* y, double fmod) {
     Value* r = l.op("remsi", {x, y}, I);
     if (fmod != 0) return r;
@@ -182,6 +192,7 @@ std::vector<BinaryOp> table() {
   o.fold_f32 = [](float x, float y, double fmod) {
     float r = std::fmod(x, y);
     if (fmod == 0 && r != 0 && ((r < 0) != (y < 0))) r += y;
+    if (fmod == 0 && r == 0) r = std::copysign(0.0f, y);
     return r;
   };
   o.fold_i64 = [](const Extent& a, const Extent& b, double fmod, const BinaryOp::Refuse& refuse) -> std::optional<Extent> {
