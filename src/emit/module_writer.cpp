@@ -451,23 +451,23 @@ void Writer::write_prepared_init() {
 }
 
 std::string Writer::folded_literal(const lower::FoldedTensor& f) {
-  std::string e = cpp_element_type(f.info.elem);
-  std::size_t es = element_size(f.info.elem);
+  std::string e = cpp_element_type(f.held);
+  std::size_t es = element_size(f.held);
   std::size_t n = es ? f.bytes.size() / es : 0;
   std::string var = names_.fresh("loam_folded");
   std::string init;
   for (std::size_t i = 0; i < n; ++i) {
     const std::byte* p = f.bytes.data() + i * es;
     if (i) init += ", ";
-    if (f.info.elem == ElementType::F32) {
+    if (f.held == ElementType::F32) {
       float x;
       std::memcpy(&x, p, 4);
       init += "static_cast<float>(" + number(x) + ")";
-    } else if (f.info.elem == ElementType::I64) {
+    } else if (f.held == ElementType::I64) {
       int64_t x;
       std::memcpy(&x, p, 8);
       init += x == INT64_MIN ? "INT64_MIN" : "std::int64_t{" + std::to_string(x) + "}";
-    } else if (f.info.elem == ElementType::Bool) {
+    } else if (f.held == ElementType::Bool) {
       init += std::to_integer<int>(*p) ? "true" : "false";
     } else {
       fail(o_.source_name + ": folded tensor '" + f.info.name + "' has an element type the module cannot spell");

@@ -1,6 +1,7 @@
 #include "lower/module.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -35,9 +36,13 @@ std::string cpp_compute_type(ElementType t) {
 }
 
 namespace {
-std::string float_text(double v) {
+// A number as C++ reads it back: printf's "inf" and "nan" are no literals (a Pad value of -inf, as
+// the attention ONNX 1.23 expands writes, would not compile).
+std::string float_text(double v, int digits = 9) {
+  if (std::isnan(v)) return "std::numeric_limits<double>::quiet_NaN()";
+  if (std::isinf(v)) return v < 0 ? "-std::numeric_limits<double>::infinity()" : "std::numeric_limits<double>::infinity()";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   return buf;
 }
 }  // namespace
@@ -59,9 +64,7 @@ Arg Arg::of_element(ElementType t, double v, const std::string& hint) {
   else if (compute == "float") c.bits = loom::float_bits(v, loom::Scalar::F32);
   else if (compute == "double") {
     c = {loom::Scalar::F64, loom::float_bits(v, loom::Scalar::F64), hint};
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return of_code(std::string("static_cast<double>(") + buf + ")", {c});
+    return of_code("static_cast<double>(" + float_text(v, 17) + ")", {c});
   } else c = {loom::Scalar::I64, static_cast<std::uint64_t>(static_cast<std::int64_t>(v)), hint};
   return of_code("static_cast<" + compute + ">(" + float_text(v) + ")", {c});
 }
@@ -293,20 +296,21 @@ FoldedTensor fold_to_bytes(const stage0::ValueState& v, const TensorInfo& info, 
     f.bytes.insert(f.bytes.end(), b, b + n);
   };
   ElementType e = info.elem;
+  f.held = e;
   if (fv.kind == stage0::FoldedValue::Kind::Float) {
     if (e != ElementType::F32 && e != ElementType::F16 && e != ElementType::BF16)
       fail(where + ": folded tensor '" + info.name + "' holds floats as " + element_type_name(e));
-    f.info.elem = ElementType::F32;
+    f.held = ElementType::F32;
     for (float x : fv.floats) put(&x, sizeof x);
     return f;
   }
+  if (is_narrow_integer(e)) f.held = ElementType::I64;  // as the kernels compute it (even with no element)
   for (const auto& x : fv.ints) {
     auto c = x.constant();
     if (!c) fail(where + ": tensor '" + info.name + "' holds " + x.to_string() + ", which only the run knows");
-    if (e == ElementType::I64 || is_narrow_integer(e)) {  // a narrow integer is held as int64
+    if (f.held == ElementType::I64) {
       int64_t y = *c;
       put(&y, 8);
-      f.info.elem = ElementType::I64;
     } else if (e == ElementType::Bool) {
       bool y = *c != 0;
       put(&y, 1);

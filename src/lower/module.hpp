@@ -119,8 +119,9 @@ struct EpilogueCall {
 
 // A tensor the build knows that a kernel reads or the graph returns: spelled in the module.
 struct FoldedTensor {
-  TensorInfo info;
-  std::vector<std::byte> bytes;  // little-endian elements of info.elem
+  TensorInfo info;               // as the graph declares it
+  ElementType held = ElementType::Undefined;  // the type `bytes` hold: a narrow integer as int64, a half as float
+  std::vector<std::byte> bytes;  // little-endian elements of `held`
 };
 
 // One block of `forward` an If runs (WEP, "A Branch Is a Block of `forward`").
