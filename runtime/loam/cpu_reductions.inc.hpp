@@ -228,7 +228,9 @@ struct CpuReductions : virtual CpuBase {
     if (at != AxisRank<Out>) throw KernelMisuse("reduce: the result's axis list has the wrong rank");
     auto out = HostTensor<E, Out>::uninitialized(oe);
     E* y = out.mutable_data_unchecked();
-    using Acc = std::conditional_t<std::is_same_v<E, float>, double, E>;
+    // Bools (ReduceMax and ReduceMin, from opset 20) accumulate as bytes: a std::vector<bool> has
+    // no element to add to.
+    using Acc = std::conditional_t<std::is_same_v<E, float>, double, std::conditional_t<std::is_same_v<E, bool>, std::uint8_t, E>>;
     // The identity of each reduction in the accumulator's own type: an integer bound taken
     // through double would round past the type (2^63 does not fit int64).
     Acc lowest{}, highest{};

@@ -125,6 +125,9 @@ void lower_reduce(LowerContext& cx, const Node& n) {
       {"ReduceSumSquare", "reduce_sum_square"}};
   TensorInfo in = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
   cx.compute_type(in.elem);  // refuses, naming the node, a type no kernel computes in
+  // ONNX defines ReduceMax and ReduceMin on bools (opset 20), no other reduction.
+  if (in.elem == ElementType::Bool && n.op_type != "ReduceMax" && n.op_type != "ReduceMin")
+    cx.error(n.op_type + " of bools is not one ONNX defines (only ReduceMax and ReduceMin take them)");
   std::vector<int64_t> axes = cx.has(1) ? cx.folded_ints(1, "the axes") : cx.attr_ints("axes");
   std::vector<Extent> ax(axes.begin(), axes.end());
   cx.call(kernels.at(n.op_type), {TypeArg::of_axes(out.axes)},
