@@ -276,7 +276,7 @@ struct CpuMovement : virtual CpuBase {
 
   // SpaceToDepth over [N, C, H, W]: out[n, (i*b + j)*C + c, h, w] = x[n, c, h*b + i, w*b + j].
   template <class Out, class E, class L>
-  Tensor<E, Out> space_to_depth(const Tensor<E, L>& x, std::int64_t b) const {
+  Tensor<E, Out> space_to_depth(const Tensor<E, L>& x, std::int64_t b, bool crd = false) const {
     static_assert(AxisRank<L> == 4 && AxisRank<Out> == 4, "space_to_depth: [N, C, H, W]");
     const auto& e = x.extents();
     if (b < 1 || e[2] % b != 0 || e[3] % b != 0) throw KernelMisuse("space_to_depth: the rows or columns are not a multiple of blocksize");
@@ -288,7 +288,8 @@ struct CpuMovement : virtual CpuBase {
       for (std::int64_t oc = 0; oc < c * b * b; ++oc)
         for (std::int64_t oh = 0; oh < h; ++oh)
           for (std::int64_t ow = 0; ow < w; ++ow) {
-            const std::int64_t ij = oc / c, ic = oc % c, i = ij / b, j = ij % b;
+            // DCR: the block's position outermost in the channel; CRD (opset 28): the channel.
+            const std::int64_t ij = crd ? oc % (b * b) : oc / c, ic = crd ? oc / (b * b) : oc % c, i = ij / b, j = ij % b;
             *y++ = s[((in * c + ic) * e[2] + oh * b + i) * e[3] + ow * b + j];
           }
     return out;

@@ -412,17 +412,15 @@ void name_concat(axes::NodeNaming& x) {
 }
 
 // DepthToSpace moves blocks of b x b channels into the image's rows and columns (DCR: depth
-// outermost; CRD: the channel outermost); SpaceToDepth is DCR's inverse.
+// outermost; CRD: the channel outermost); SpaceToDepth is the inverse of either.
 void depth_space(OpContext& c) {
   const auto& x = c.input(0);
   const bool to_space = c.node.op_type == "DepthToSpace";
   if (x.dims.size() != 4) c.error(c.tensor(0) + " has rank " + std::to_string(x.dims.size()) + "; " + c.node.op_type + " takes [N, C, H, W]");
   auto b = c.attr_int_opt("blocksize");
   if (!b || *b < 1) c.error("attribute 'blocksize' must be given and positive");
-  if (to_space) {
-    std::string mode = c.attr_string("mode", "DCR");
-    if (mode != "DCR" && mode != "CRD") c.error("mode '" + mode + "' is neither DCR nor CRD");
-  }
+  // SpaceToDepth has a mode from opset 28; before, DCR, its default.
+  if (std::string mode = c.attr_string("mode", "DCR"); mode != "DCR" && mode != "CRD") c.error("mode '" + mode + "' is neither DCR nor CRD");
   const Extent block(*b), area(*b * *b);
   auto part = [&](const Extent& e, const Extent& d, const char* axis) {
     auto q = e.divide_exactly(d);
@@ -443,11 +441,8 @@ void name_depth_space(axes::NodeNaming& x) {
 void lower_depth_space(LowerContext& cx, const Node& n) {
   TensorInfo out = cx.info(n.outputs.at(0));
   const int64_t b = cx.attr_int("blocksize", 1);
-  if (n.op_type == "SpaceToDepth")
-    cx.call("space_to_depth", {TypeArg::of_axes(out.axes)}, {Arg::of_tensor(cx.in(0)), Arg::of_index(b, "blocksize")});
-  else
-    cx.call("depth_to_space", {TypeArg::of_axes(out.axes)},
-            {Arg::of_tensor(cx.in(0)), Arg::of_index(b, "blocksize"), Arg::of_flag(cx.attr_string("mode", "DCR") == "CRD", "crd")});
+  cx.call(n.op_type == "SpaceToDepth" ? "space_to_depth" : "depth_to_space", {TypeArg::of_axes(out.axes)},
+          {Arg::of_tensor(cx.in(0)), Arg::of_index(b, "blocksize"), Arg::of_flag(cx.attr_string("mode", "DCR") == "CRD", "crd")});
 }
 
 // A regrouping moves no element: the call relabels the input under the result's axes.
