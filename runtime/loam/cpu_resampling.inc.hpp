@@ -59,7 +59,7 @@ struct CpuResampling : virtual CpuBase {
       // given (ONNX's reference does not round it), else the output's.
       const float resized = scales[d] > 0 ? scale * static_cast<float>(n) : static_cast<float>(oe[d]);
       for (std::int64_t o = 0; o < oe[d]; ++o) {
-        const float x = coordinate(p.coordinates, static_cast<float>(o), scale, resized, n, start, end);
+        const float x = coordinate(p.coordinates, static_cast<float>(o), scale, resized, n, start, end, static_cast<float>(oe[d]));
         if (p.coordinates == ResizeCoordinates::TfCropAndResize && (x < 0 || x > static_cast<float>(n - 1))) outside[d][o] = 1;
         std::int64_t* at = &offset[d][o * taps];
         float* w = &weight[d][o * taps];
@@ -174,13 +174,16 @@ struct CpuResampling : virtual CpuBase {
     }
   }
 
-  // The input coordinate of output position x along an axis `m` long, from one `original` long.
-  static float coordinate(ResizeCoordinates c, float x, float scale, float m, std::int64_t original, float start, float end) {
+  // The input coordinate of output position x along an axis `m` long (unrounded; `length` whole
+  // positions), from one `original` long.
+  static float coordinate(ResizeCoordinates c, float x, float scale, float m, std::int64_t original, float start, float end,
+                          float length) {
     const float n = static_cast<float>(original);
     switch (c) {
       case ResizeCoordinates::HalfPixel: return (x + 0.5f) / scale - 0.5f;
       case ResizeCoordinates::HalfPixelSymmetric: {
-        const float adjustment = m / (scale * n), center = n / 2;
+        // The whole output's share of the scaled length centres the sampling grid.
+        const float adjustment = length / (scale * n), center = n / 2;
         return center * (1 - adjustment) + (x + 0.5f) / scale - 0.5f;
       }
       case ResizeCoordinates::PytorchHalfPixel: return m > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
