@@ -1,21 +1,36 @@
 #!/bin/sh
-# Regenerates the two lists the node-suite guard reads, from a run of ONNX's node suite:
+# Regenerates the two lists a node-suite guard reads, from a run of ONNX's node suite:
 #   onnx_node_passing.txt  every case of the node suite that passes through a generated module;
 #   onnx_node_guard.txt    the subset `ctest -R conformance_onnx_node_guard` runs. For each operator
 #                          the passing cases use: the passing case using it with the fewest nodes,
 #                          and the one with the most graph inputs and outputs (so optional inputs and
 #                          outputs are exercised); ties go to the first name. Plus the cases pinned in
 #                          PINNED below (each one a fix made pass).
+# With SUITE=newer, the same for the cases of opsets 18 to 28 that the onnx package 1.23 defines
+# (tests/fixtures/onnx_node_newer/make_cases.py writes them to a directory, NODE): the lists
+# onnx_node_newer_passing.txt and onnx_node_newer_guard.txt, and the guard's cases are then written
+# into tests/fixtures/onnx_node_newer, which `ctest -R conformance_onnx_node_newer_guard` reads.
 #
 # Usage: tests/conformance/update_node_passing.sh LOAM [LOG]
 #   LOAM  the loam binary (e.g. build/dev/tools/loam/loam)
 #   LOG   the output of `loam test-case --suite $NODE`; without it the suite is run first, writing
-#         node-suite.log here (about 45 minutes on two cores).
+#         node-suite.log here (about 45 minutes on two cores; 13 for the newer cases).
 # Needs python3 with the `onnx` package (to read each case's operators); CI needs neither: it reads
 # the committed lists.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-NODE=${NODE:-/usr/share/libonnx-testdata/data/node}
+SUITE=${SUITE:-}
+if [ "$SUITE" = newer ]; then
+  NODE=${NODE:?set NODE to the directory make_cases.py wrote}
+  lists=onnx_node_newer
+  described="the onnx package's node suite at opsets 18 to 28 (tests/fixtures/onnx_node_newer/make_cases.py)"
+  PINNED="test_mod_float32_mixed_sign_fmod_0 test_mod_float_edge_cases_fmod_0_float32 test_resize_downsample_scales_linear_half_pixel_symmetric test_resize_upsample_scales_linear_half_pixel_symmetric test_spacetodepth_crd_mode_example test_reduce_max_bool_inputs test_reduce_min_empty_set test_constantofshape_int_zeros test_constantofshape_int_shape_zero test_attention_causal_boolmask_nan_robustness_expanded"
+else
+  NODE=${NODE:-/usr/share/libonnx-testdata/data/node}
+  lists=onnx_node
+  described="ONNX's node suite ($NODE)"
+  PINNED="test_mod_int64_fmod test_pow_types_int64_float32 test_maxpool_with_argmax_2d_precomputed_strides test_layer_normalization_4d_axis_negative_2 test_clip_splitbounds test_constantofshape_int_zeros test_constantofshape_int_shape_zero"
+fi
 loam=$1
 log=${2:-}
 if [ -z "$log" ]; then
@@ -24,19 +39,17 @@ if [ -z "$log" ]; then
 fi
 tail -n 1 "$log"
 
-PINNED="test_mod_int64_fmod test_pow_types_int64_float32 test_maxpool_with_argmax_2d_precomputed_strides test_layer_normalization_4d_axis_negative_2 test_clip_splitbounds"
-
 {
-  echo "# Cases of ONNX's node suite ($NODE) that pass through a generated module."
+  echo "# Cases of $described that pass through a generated module."
   echo "# Written by tests/conformance/update_node_passing.sh from a full suite run; do not edit by hand."
   sed -n 's/^\(test_[A-Za-z0-9_]*\): PASS$/\1/p' "$log" | LC_ALL=C sort -u
-} > "$here/onnx_node_passing.txt"
+} > "$here/${lists}_passing.txt"
 
-python3 - "$NODE" "$here/onnx_node_passing.txt" "$here/onnx_node_guard.txt" "$PINNED" <<'EOF'
+python3 - "$NODE" "$here/${lists}_passing.txt" "$here/${lists}_guard.txt" "$PINNED" "$lists" <<'EOF'
 import os, sys
 import onnx
 
-node_dir, passing_file, guard_file, pinned = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
+node_dir, passing_file, guard_file, pinned, lists = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(), sys.argv[5]
 cases = [l.strip() for l in open(passing_file) if l.strip() and not l.startswith('#')]
 
 def ops(graph, out):
@@ -60,9 +73,14 @@ for op in sorted(set().union(*(v[0] for v in info.values()))):
     chosen.add(min(users, key=lambda c: (info[c][1], c)))
     chosen.add(min(users, key=lambda c: (-info[c][2], c)))
 with open(guard_file, 'w') as f:
-    f.write("# The node-suite cases `ctest -R conformance_onnx_node_guard` runs (a subset of\n")
-    f.write("# onnx_node_passing.txt). Written by tests/conformance/update_node_passing.sh.\n")
+    f.write(f"# The node-suite cases `ctest -R conformance_{lists}_guard` runs (a subset of\n")
+    f.write(f"# {lists}_passing.txt). Written by tests/conformance/update_node_passing.sh.\n")
     for c in sorted(chosen):
         f.write(c + '\n')
 print(len(cases), 'passing,', len(chosen), 'in the guard')
 EOF
+if [ "$SUITE" = newer ]; then
+  fixtures=$here/../fixtures/onnx_node_newer
+  find "$fixtures" -mindepth 1 -maxdepth 1 -type d -exec rm -r {} +
+  python3 "$fixtures/make_cases.py" "$fixtures" --cases "$here/${lists}_guard.txt"
+fi
