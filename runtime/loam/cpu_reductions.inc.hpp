@@ -451,6 +451,38 @@ struct CpuReductions : virtual CpuBase {
     return out;
   }
 
+  // GroupNormalization (opset 21): the channels split into `groups` runs of equal length, each
+  // (image, group) normalised by its own mean and variance over its channels and positions, then
+  // scale[c] * . + bias[c].
+  template <class L, class C>
+  Tensor<float, L> group_normalization(const Tensor<float, L>& x, const Tensor<float, Axes<C>>& scale, const Tensor<float, Axes<C>>& bias,
+                                       std::int64_t groups, float epsilon = 1e-5f) const {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(R >= 2 && std::is_same_v<AxisAt<1, L>, C>, "group_normalization: the per-channel tensors run along the input's axis 1");
+    const std::int64_t n = x.extents()[0], c = x.extents()[1];
+    if (groups < 1 || c % groups != 0)
+      throw KernelMisuse("group_normalization: " + std::to_string(c) + " channels do not split into " + std::to_string(groups) + " groups");
+    for (const auto* p : {&scale, &bias})
+      if (p->extents()[0] != c) throw KernelMisuse("group_normalization: a per-channel tensor holds " + std::to_string(p->extents()[0]) + " elements, not " + std::to_string(c));
+    const std::int64_t per_group = c / groups, plane = n * c == 0 ? 0 : x.count() / (n * c);
+    auto out = Tensor<float, L>::uninitialized(x.extents());
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t b0 = 0; b0 < n; ++b0)
+      for (std::int64_t g = 0; g < groups; ++g) {
+        const std::int64_t first = (b0 * c + g * per_group) * plane;
+        const auto [mean, var] = layer_norm_moments(x.data() + first, per_group * plane);
+        const double inv = 1.0 / std::sqrt(var + epsilon);
+        for (std::int64_t k = 0; k < per_group; ++k) {
+          const std::int64_t ch = g * per_group + k;
+          const double a = scale.data()[ch] * inv, b = bias.data()[ch] - mean * a;
+          const float* xs = x.data() + first + k * plane;
+          float* ys = y + first + k * plane;
+          for (std::int64_t i = 0; i < plane; ++i) ys[i] = static_cast<float>(xs[i] * a + b);
+        }
+      }
+    return out;
+  }
+
   // LRN across channels (axis 1): x / (bias + alpha / size * sum of x^2 over the `size` channels
   // around it, floor((size-1)/2) before and ceil((size-1)/2) after)^beta.
   template <class L>

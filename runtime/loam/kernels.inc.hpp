@@ -29,7 +29,7 @@
   OF(reduce_mean) OF(reduce_max) OF(reduce_min) OF(reduce_prod) OF(reduce_l1) OF(reduce_l2)               \
   OF(reduce_log_sum) OF(reduce_log_sum_exp) OF(reduce_sum_square) OF(argmax) OF(argmin) OF2(top_k)       \
   PLAIN(hardmax) PLAIN(hardmax_flattened) PLAIN(cumsum) PLAIN(batch_normalization)                        \
-  PLAIN(instance_normalization) PLAIN(lrn) PLAIN(mean_variance_normalization)                             \
+  PLAIN(instance_normalization) PLAIN(group_normalization) PLAIN(lrn) PLAIN(mean_variance_normalization)  \
   OF(layer_normalization_statistic) OWN(layer_normalization)
 
 // The kernels whose result is always storage of their own, written in full and never an operand's
@@ -41,4 +41,4 @@
   K(loom) K(matmul) K(matmul_broadcast) K(matmul_bias) K(gemm) K(conv) K(conv_max_pool) K(conv_average_pool) \
   K(max_pool) K(average_pool) K(global_average_pool) K(global_max_pool) K(conv_transpose) K(transpose)       \
   K(slice) K(split_part) K(concat) K(gather) K(expand) K(tile) K(pad) K(resize) K(softmax) K(log_softmax)    \
-  K(batch_normalization) K(instance_normalization) K(layer_normalization)
+  K(batch_normalization) K(instance_normalization) K(group_normalization) K(layer_normalization)

@@ -3,8 +3,8 @@
 past those of the ONNX library Loam links (Debian's libonnx 1.12 knows opsets up to 17).
 
 For every operator version ONNX defines from opset FIRST to LAST, one entry: the operator, the
-opset it was defined in, its input and output counts, and its attributes with their kinds and
-whether each is required. The schema check reads a node of a newer model against the newest entry
+opset it was defined in, its input and output counts, its attributes with their kinds and whether
+each is required, and whether ONNX deprecated it (its checker refuses such a node). The schema check reads a node of a newer model against the newest entry
 at or below the model's opset, and against the library's schema when its operator changed in none
 of them. Read from the `onnx` package's own schemas (bench/models/requirements.txt's version):
 
@@ -44,7 +44,7 @@ def main() -> None:
     out.append("constexpr NewerSchema kNewerSchemas[] = {")
     for i, s in enumerate(schemas):
         out.append(f'    {{"{s.name}", {s.since_version}, {s.min_input}, {s.max_input}, {s.min_output}, '
-                   f'{s.max_output}, kAttributes{i}}},')
+                   f'{s.max_output}, kAttributes{i}, {str(s.deprecated).lower()}}},')
     out.append("};")
     print("\n".join(out))
 

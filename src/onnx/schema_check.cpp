@@ -28,6 +28,7 @@ struct NewerSchema {
   int since;
   int min_inputs, max_inputs, min_outputs, max_outputs;
   std::span<const NewerAttribute> attributes;
+  bool deprecated;
 };
 
 using A = onnx::AttributeProto;
@@ -37,6 +38,8 @@ static_assert(kLastNewerOpset == kLastOpset, "the newer schemas end where the op
 
 // What the check reads of an operator version, from the library's schema or the newer table.
 struct Signature {
+  int since = 0;
+  bool deprecated = false;
   int min_inputs = 0, max_inputs = 0, min_outputs = 0, max_outputs = 0;
   std::map<std::string, std::pair<A::AttributeType, bool>, std::less<>> attributes;  // kind, required
 };
@@ -149,6 +152,9 @@ class SchemaCheck {
     const auto sig = signature(n.op_type, *version);
     if (!sig) return;  // no such operator in this opset: stage 0 refuses it by name
     const std::string at = " (opset " + std::to_string(*version) + ")";
+    if (sig->deprecated)
+      refuse(n, n.op_type + at + " is deprecated: ONNX withdrew its version of opset " + std::to_string(sig->since) +
+                    "; its checker refuses it");
     for (const auto& a : n.attributes) {
       auto it = sig->attributes.find(a.name);
       if (it == sig->attributes.end()) refuse(n, n.op_type + at + " has no attribute '" + a.name + "'");
@@ -167,18 +173,19 @@ class SchemaCheck {
   }
 
   // The operator's version in force at `version`: the newer table's when it defines one past the
-  // library's opsets, else the library's (an operator unchanged since reads as it did there).
+  // library's opsets, else the library's (an operator unchanged since reads as it did there; ONNX's
+  // checker refuses the library's deprecated versions itself).
   std::optional<Signature> signature(const std::string& op, int64_t version) const {
     Signature sig;
     if (version > known_opset_)
       if (const NewerSchema* s = newer_schema(op, version)) {
-        sig = {s->min_inputs, s->max_inputs, s->min_outputs, s->max_outputs, {}};
+        sig = {s->since, s->deprecated, s->min_inputs, s->max_inputs, s->min_outputs, s->max_outputs, {}};
         for (const auto& a : s->attributes) sig.attributes.emplace(std::string(a.name), std::pair{a.kind, a.required});
         return sig;
       }
     const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(op, static_cast<int>(std::min<int64_t>(version, known_opset_)), onnx::ONNX_DOMAIN);
     if (!s) return std::nullopt;
-    sig = {s->min_input(), s->max_input(), s->min_output(), s->max_output(), {}};
+    sig = {s->SinceVersion(), false, s->min_input(), s->max_input(), s->min_output(), s->max_output(), {}};
     for (const auto& [name, spec] : s->attributes()) sig.attributes.emplace(name, std::pair{spec.type, spec.required});
     return sig;
   }

@@ -1,6 +1,7 @@
 // Normalizations: Softmax, LogSoftmax, Hardmax (and the pre-opset-13 flattened forms the readers
 // spell loam.SoftmaxFlattened / loam.LogSoftmaxFlattened / loam.HardmaxFlattened),
-// LayerNormalization, BatchNormalization, InstanceNormalization, LRN, MeanVarianceNormalization.
+// LayerNormalization, BatchNormalization, InstanceNormalization, GroupNormalization, LRN,
+// MeanVarianceNormalization.
 // Each keeps its input's shape and axes; the rules check axes and parameter shapes. Along the last
 // axis the elementwise lowering generates their kernels (a row with its reductions); otherwise each
 // is a call of the runtime's.
@@ -43,6 +44,20 @@ void batch_norm(OpContext& c) {
 void instance_norm(OpContext& c) {
   const auto& x = c.input(0);
   if (x.dims.size() < 3) c.error(c.tensor(0) + " " + x.shape_string() + " has no spatial axis");
+  channel_param(c, 1, x.dims[1], "the scale");
+  channel_param(c, 2, x.dims[1], "the bias");
+  c.set_output(0, x.elem, x.dims);
+}
+
+// GroupNormalization (opset 21; the schema check refuses opset 18's, which ONNX deprecated): the
+// channels a multiple of num_groups, scale and bias one element a channel.
+void group_norm(OpContext& c) {
+  const auto& x = c.input(0);
+  if (x.dims.size() < 2) c.error(c.tensor(0) + " " + x.shape_string() + " has no channel axis");
+  const auto groups = c.attr_int_opt("num_groups");
+  if (!groups || *groups < 1) c.error("attribute 'num_groups' must be given and positive");
+  if (!x.dims[1].divide_exactly(Extent(*groups)))
+    c.error("the channels of " + c.tensor(0) + " (" + x.dims[1].to_string() + ") are not a multiple of num_groups " + std::to_string(*groups));
   channel_param(c, 1, x.dims[1], "the scale");
   channel_param(c, 2, x.dims[1], "the bias");
   c.set_output(0, x.elem, x.dims);
@@ -179,6 +194,15 @@ void lower_instance_norm(LowerContext& cx, const Node& n) {
            Arg::of_float(cx.attr_float("epsilon", 1e-5f), "epsilon")});
 }
 
+void lower_group_norm(LowerContext& cx, const Node& n) {
+  TensorInfo x = cx.info(cx.in(0));
+  if (x.elem != ElementType::F32) cx.error("GroupNormalization is computed in float");
+  std::vector<AxisName> channel = {x.axes[1]};
+  cx.call("group_normalization", {},
+          {Arg::of_tensor(cx.in(0)), cx.lifted(cx.in(1), channel), cx.lifted(cx.in(2), channel),
+           Arg::of_index(cx.attr_int("num_groups", 1), "groups"), Arg::of_float(cx.attr_float("epsilon", 1e-5f), "epsilon")});
+}
+
 void lrn(OpContext& c) {
   const auto& x = c.input(0);
   if (x.dims.size() < 2) c.error(c.tensor(0) + " " + x.shape_string() + " has no channel axis");
@@ -262,6 +286,8 @@ void register_normalization(std::vector<Operator>& r) {
   r.push_back({.op_type = "BatchNormalization", .infer = batch_norm, .name_axes = name_channel_norm, .lower = lower_batch_norm,
                .in_scope = true});
   r.push_back({.op_type = "InstanceNormalization", .infer = instance_norm, .name_axes = name_channel_norm, .lower = lower_instance_norm,
+               .in_scope = true});
+  r.push_back({.op_type = "GroupNormalization", .infer = group_norm, .name_axes = name_channel_norm, .lower = lower_group_norm,
                .in_scope = true});
   r.push_back({.op_type = "LRN", .infer = lrn, .name_axes = name_like_input, .lower = lower_lrn, .in_scope = true});
   r.push_back({.op_type = "MeanVarianceNormalization", .infer = mean_variance_norm, .name_axes = name_like_input,

@@ -24,7 +24,7 @@ if [ "$SUITE" = newer ]; then
   NODE=${NODE:?set NODE to the directory make_cases.py wrote}
   lists=onnx_node_newer
   described="the onnx package's node suite at opsets 18 to 28 (tests/fixtures/onnx_node_newer/make_cases.py)"
-  PINNED="test_mod_float32_mixed_sign_fmod_0 test_mod_float_edge_cases_fmod_0_float32 test_resize_downsample_scales_linear_half_pixel_symmetric test_resize_upsample_scales_linear_half_pixel_symmetric test_spacetodepth_crd_mode_example test_reduce_max_bool_inputs test_reduce_min_empty_set test_constantofshape_int_zeros test_constantofshape_int_shape_zero test_attention_causal_boolmask_nan_robustness_expanded"
+  PINNED="test_mod_float32_mixed_sign_fmod_0 test_mod_float_edge_cases_fmod_0_float32 test_resize_downsample_scales_linear_half_pixel_symmetric test_resize_upsample_scales_linear_half_pixel_symmetric test_spacetodepth_crd_mode_example test_reduce_max_bool_inputs test_reduce_min_empty_set test_constantofshape_int_zeros test_constantofshape_int_shape_zero test_attention_causal_boolmask_nan_robustness_expanded test_group_normalization_example test_group_normalization_epsilon_expanded"
 else
   NODE=${NODE:-/usr/share/libonnx-testdata/data/node}
   lists=onnx_node

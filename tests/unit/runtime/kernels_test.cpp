@@ -267,6 +267,29 @@ TEST(Einsum, ContractsDiagonalsAndBroadcastsAnEllipsisAxisOfOne) {
   EXPECT_EQ(values(cpu.einsum<Axes<Batch>>("0i,0i->0", a1, c)), (std::vector<float>{6, 2}));
 }
 
+TEST(Normalisations, GroupNormalizationByHand) {
+  // Four channels of two positions in two groups: group 0 holds {0, 2, 4, 6} (mean 3, variance 5),
+  // group 1 {1, 1, 1, 1} (variance 0).
+  Tensor<float, Axes<Batch, Feat, Seq>> x({1, 4, 2}, {0, 2, 4, 6, 1, 1, 1, 1});
+  Tensor<float, Axes<Feat>> scale({4}, {1, 2, 1, 1}), bias({4}, {0, 0, 10, -1});
+  auto y = values(cpu.group_normalization(x, scale, bias, 2, 0.0f));
+  const float s = 1.0f / std::sqrt(5.0f);
+  EXPECT_FLOAT_EQ(y[0], -3 * s);
+  EXPECT_FLOAT_EQ(y[2], 2 * 1 * s);  // channel 1: scale 2, x - mean = 1
+  EXPECT_FLOAT_EQ(y[3], 2 * 3 * s);
+  EXPECT_TRUE(std::isnan(y[4]));     // 0 / 0 in the constant group
+  auto eps = values(cpu.group_normalization(x, scale, bias, 2, 1.0f));
+  EXPECT_FLOAT_EQ(eps[4], 10.0f);    // channel 2's bias on x - mean = 0
+  EXPECT_FLOAT_EQ(eps[7], -1.0f);
+  // One group is the layer's statistics; four are instance normalisation's.
+  auto one = values(cpu.group_normalization(x, scale, bias, 1, 0.0f));
+  auto four = values(cpu.group_normalization(x, scale, bias, 4, 1.0f));
+  auto instance = values(cpu.instance_normalization(x, scale, bias, 1.0f));
+  for (std::size_t i = 0; i < instance.size(); ++i) EXPECT_FLOAT_EQ(four[i], instance[i]) << i;
+  EXPECT_FLOAT_EQ(one[0], -2.0f / std::sqrt(3.5f));  // all eight: mean 2, variance 3.5; channel 0 scale 1
+  EXPECT_THROW(cpu.group_normalization(x, scale, bias, 3, 0.0f), KernelMisuse);  // 4 channels, 3 groups
+}
+
 TEST(Normalisations, InstanceLrnAndMeanVarianceByHand) {
   Tensor<float, Axes<Batch, Feat, Seq>> x({1, 2, 2}, {1, 3, 10, 10});
   Tensor<float, Axes<Feat>> scale({2}, {2, 1}), bias({2}, {0.5f, -1});
