@@ -185,22 +185,17 @@ void lower_hardmax(LowerContext& cx, const Node& n) {
   else cx.call("hardmax", {}, {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", -1), "axis")});
 }
 
-void lower_instance_norm(LowerContext& cx, const Node& n) {
+// InstanceNormalization and GroupNormalization: the runtime's kernel, scale and bias along the
+// input's channel axis (and the group count).
+void lower_channel_norm(LowerContext& cx, const Node& n) {
   TensorInfo x = cx.info(cx.in(0));
-  if (x.elem != ElementType::F32) cx.error("InstanceNormalization is computed in float");
+  if (x.elem != ElementType::F32) cx.error(n.op_type + " is computed in float");
+  const bool groups = n.op_type == "GroupNormalization";
   std::vector<AxisName> channel = {x.axes[1]};
-  cx.call("instance_normalization", {},
-          {Arg::of_tensor(cx.in(0)), cx.lifted(cx.in(1), channel), cx.lifted(cx.in(2), channel),
-           Arg::of_float(cx.attr_float("epsilon", 1e-5f), "epsilon")});
-}
-
-void lower_group_norm(LowerContext& cx, const Node& n) {
-  TensorInfo x = cx.info(cx.in(0));
-  if (x.elem != ElementType::F32) cx.error("GroupNormalization is computed in float");
-  std::vector<AxisName> channel = {x.axes[1]};
-  cx.call("group_normalization", {},
-          {Arg::of_tensor(cx.in(0)), cx.lifted(cx.in(1), channel), cx.lifted(cx.in(2), channel),
-           Arg::of_index(cx.attr_int("num_groups", 1), "groups"), Arg::of_float(cx.attr_float("epsilon", 1e-5f), "epsilon")});
+  std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), cx.lifted(cx.in(1), channel), cx.lifted(cx.in(2), channel)};
+  if (groups) args.push_back(Arg::of_index(cx.attr_int("num_groups", 1), "groups"));
+  args.push_back(Arg::of_float(cx.attr_float("epsilon", 1e-5f), "epsilon"));
+  cx.call(groups ? "group_normalization" : "instance_normalization", {}, std::move(args));
 }
 
 void lrn(OpContext& c) {
@@ -285,9 +280,9 @@ void register_normalization(std::vector<Operator>& r) {
                .lower = lower_hardmax, .in_scope = true});
   r.push_back({.op_type = "BatchNormalization", .infer = batch_norm, .name_axes = name_channel_norm, .lower = lower_batch_norm,
                .in_scope = true});
-  r.push_back({.op_type = "InstanceNormalization", .infer = instance_norm, .name_axes = name_channel_norm, .lower = lower_instance_norm,
+  r.push_back({.op_type = "InstanceNormalization", .infer = instance_norm, .name_axes = name_channel_norm, .lower = lower_channel_norm,
                .in_scope = true});
-  r.push_back({.op_type = "GroupNormalization", .infer = group_norm, .name_axes = name_channel_norm, .lower = lower_group_norm,
+  r.push_back({.op_type = "GroupNormalization", .infer = group_norm, .name_axes = name_channel_norm, .lower = lower_channel_norm,
                .in_scope = true});
   r.push_back({.op_type = "LRN", .infer = lrn, .name_axes = name_like_input, .lower = lower_lrn, .in_scope = true});
   r.push_back({.op_type = "MeanVarianceNormalization", .infer = mean_variance_norm, .name_axes = name_like_input,
