@@ -19,6 +19,7 @@ constexpr const char* kModes[] = {"nearest", "linear", "cubic"};
 constexpr const char* kCoordinates[] = {"half_pixel",           "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
                                         "asymmetric",           "tf_half_pixel_for_nn", "tf_crop_and_resize"};
 constexpr const char* kRoundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+constexpr const char* kAspectPolicies[] = {"stretch", "not_larger", "not_smaller"};
 constexpr std::size_t kAsymmetric = 4, kCropAndResize = 6, kSimpleRounding = 4;
 
 // The position of `value` in `names`, or an error naming the attribute and what it allows.
@@ -36,7 +37,7 @@ std::size_t choice(const char* const (&names)[N], const std::string& value, cons
 // loam.Resize is Upsample or Resize-10 restated: asymmetric coordinates, and nearest rounding down
 // when enlarging and up when shrinking (onnxruntime's reading of those opsets).
 struct Settings {
-  std::size_t mode = 0, coordinates = 0, rounding = 0;
+  std::size_t mode = 0, coordinates = 0, rounding = 0, aspect = 0;
   float cubic_a = -0.75f, extrapolation = 0.0f;
   bool exclude_outside = false;
 };
@@ -56,9 +57,27 @@ Settings settings(const Node& n, const NodeAttributes& a, Fail&& fail) {
   s.exclude_outside = a.integer("exclude_outside", 0) != 0;
   s.extrapolation = a.real("extrapolation_value", 0.0f);
   if (a.integer("antialias", 0) != 0) fail("antialias is not supported; resize without it");
-  if (const std::string policy = a.text("keep_aspect_ratio_policy", "stretch"); policy != "stretch")
-    fail("keep_aspect_ratio_policy '" + policy + "' is not supported; only 'stretch'");
+  s.aspect = choice(kAspectPolicies, a.text("keep_aspect_ratio_policy", "stretch"), "keep_aspect_ratio_policy", fail);
   return s;
+}
+
+// keep_aspect_ratio_policy (opset 18) with sizes: one scale for every listed axis, the least
+// (not_larger) or greatest (not_smaller) of size / length, so the image keeps its proportions. The
+// build must know the lengths. Each listed axis is then round(length * scale), halves up, as ONNX's
+// reference rounds it.
+template <class Fail>
+double aspect_scale(std::size_t policy, const std::vector<Extent>& dims, const std::vector<std::size_t>& axes,
+                    const std::vector<Extent>& sizes, Fail&& fail) {
+  double scale = 0;
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    const auto length = dims[axes[k]].constant(), size = sizes[k].constant();
+    if (!length || !size || *length <= 0)
+      fail(std::string("keep_aspect_ratio_policy '") + kAspectPolicies[policy] + "' needs the length and the size of axis " +
+           std::to_string(axes[k]) + " known at build time, and the length positive");
+    const double s = static_cast<double>(*size) / static_cast<double>(*length);
+    scale = k == 0 ? s : policy == 1 ? std::min(scale, s) : std::max(scale, s);
+  }
+  return scale;
 }
 
 // Whether an optional input is given with elements (exporters write an empty tensor for "none").
@@ -123,6 +142,11 @@ void resize(OpContext& c) {
         c.error("the size of axis " + std::to_string(axes[k]) + " is " + sizes[k].to_string() + ", which the build cannot show is not negative");
       out[axes[k]] = sizes[k];
     }
+    if (chosen.aspect != 0) {
+      const double scale = aspect_scale(chosen.aspect, x.dims, axes, sizes, fail);
+      for (std::size_t k : axes)
+        out[k] = Extent(static_cast<int64_t>(std::floor(scale * static_cast<double>(*x.dims[k].constant()) + 0.5)));
+    }
   }
   if (chosen.coordinates == kCropAndResize) {
     const auto roi = c.constant_floats(1, "the roi");
@@ -169,7 +193,13 @@ void lower_resize(lower::LowerContext& cx, const Node& n) {
   // One scale per axis: 1 where none is listed, 0 where the kernel divides the lengths (sizes).
   std::vector<float> scales(r, 1.0f);
   const bool by_sizes = cx.has(3) && holds_elements(cx.value(cx.in(3)).dims);
-  if (by_sizes) {
+  if (by_sizes && chosen.aspect != 0) {
+    // The proportions kept: the one scale the shape rule chose, which the coordinates divide by.
+    const auto& folded = cx.value(cx.in(3)).value;
+    if (!folded || folded->ints.size() != axes.size()) cx.error("the sizes must be numbers known at build time, one per listed axis");
+    const float scale = static_cast<float>(aspect_scale(chosen.aspect, in.dims, axes, folded->ints, fail));
+    for (std::size_t k : axes) scales[k] = scale;
+  } else if (by_sizes) {
     for (std::size_t k : axes) scales[k] = 0.0f;
   } else {
     auto given = cx.folded_floats(2);
