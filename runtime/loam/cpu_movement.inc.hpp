@@ -499,6 +499,13 @@ struct CpuMovement : virtual CpuBase {
     return out;
   }
 
+  // Pad with its constant_value as a tensor only the run gives: its one element.
+  template <class Out, class E, class L, class V>
+  Tensor<E, Out> pad(const Tensor<E, L>& t, std::span<const std::int64_t> pads, PadMode mode, const Tensor<E, V>& value) const {
+    if (value.count() != 1) throw KernelMisuse("pad: the value holds " + std::to_string(value.count()) + " elements, not one");
+    return pad<Out>(t, pads, mode, value.data()[0]);
+  }
+
   // Pad: pads holds the begin of each axis, then the end (negative pads crop).
   template <class Out, class E, class L>
   Tensor<E, Out> pad(const Tensor<E, L>& t, std::span<const std::int64_t> pads, PadMode mode = PadMode::Constant, E value = E{}) const {

@@ -151,6 +151,13 @@ void pad(OpContext& c) {
     if (prove_nonnegative(out[k]) != Proof::Holds)
       c.error("the pads leave axis " + std::to_string(k) + " of " + c.tensor(0) + " " + out[k].to_string() + " long, which the build cannot show is not negative");
   }
+  // The value is one element (a scalar, or [1] as exporters also write it), of the data's type.
+  if (c.has_input(2)) {
+    const auto& v = c.input(2);
+    if (v.dims.size() > 1 || (v.dims.size() == 1 && v.dims[0] != Extent(1)))
+      c.error("the pad value " + c.tensor(2) + " " + v.shape_string() + " is not one element");
+    if (v.elem != in.elem) c.error("the pad value " + c.tensor(2) + " is " + element_type_name(v.elem) + ", the data " + element_type_name(in.elem));
+  }
   c.set_output(0, in.elem, out);
 }
 
@@ -391,16 +398,16 @@ void lower_pad(LowerContext& cx, const Node& n) {
   std::size_t pm = 0;
   while (pm < 4 && mode != modes[pm]) ++pm;
   if (pm == 4) cx.error("pad mode '" + mode + "' is not one ONNX defines");
-  double value = 0;
-  if (cx.has(2)) {
-    auto v = cx.folded_floats(2);
-    if (!v || v->size() != 1) cx.error("the pad value '" + cx.in(2) + "' must be one number known at build time");
-    value = (*v)[0];
-  }
   cx.compute_type(in.elem);  // refuses, naming the node, a type no kernel computes in
+  // The value as a number where the build knows it, else the one-element tensor the run gives.
+  Arg value = Arg::of_element(in.elem, 0, "value");
+  if (cx.has(2)) {
+    if (auto v = cx.folded_floats(2); v && v->size() == 1) value = Arg::of_element(in.elem, (*v)[0], "value");
+    else value = Arg::of_tensor(cx.in(2));
+  }
   cx.call("pad", {TypeArg::of_axes(out.axes)},
           {Arg::of_tensor(cx.in(0)), Arg::of_extents({pads.begin(), pads.end()}),
-           Arg::of_code(spelled[pm], {{loom::Scalar::Index, pm, "mode"}}), Arg::of_element(in.elem, value, "value")});
+           Arg::of_code(spelled[pm], {{loom::Scalar::Index, pm, "mode"}}), value});
 }
 
 }  // namespace
