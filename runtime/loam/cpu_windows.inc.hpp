@@ -481,6 +481,13 @@ struct CpuWindows : virtual CpuBase {
         depthwise3x3_avx512<2>(base, tap_pitch, offset[1], w, b, relu, dst, OW, rows);
       return;
     }
+    if (step == 1 && tap_pitch && Sgemm::use_avx2()) {
+      if (row_stride == tap_pitch)
+        depthwise3x3_avx2<1>(base, tap_pitch, 0, w, b, relu, dst, OW, rows);
+      else
+        depthwise3x3_avx2<2>(base, tap_pitch, offset[1], w, b, relu, dst, OW, rows);
+      return;
+    }
     if (step == 1 && Sgemm::use_avx2()) {
       std::int64_t r = 0;
       for (; r + DEPTHWISE_ROWS <= rows; r += DEPTHWISE_ROWS)
@@ -563,6 +570,79 @@ struct CpuWindows : virtual CpuBase {
         for (std::int64_t j = 0; j < left; ++j) dst[r * OW + ow + j] = lanes[j];
       }
     }
+  }
+
+  // depthwise3x3_avx512's row sharing in 8-lane vectors, on the padded plane (its slack read past
+  // OW as depthwise_rows_avx2 reads it): R output rows of V vectors a block, every input row loaded
+  // once per kernel column. AVX2's 16 registers hold the nine weights and six accumulators: three
+  // rows of two vectors, or where a row is less than two vectors (V = 1 only) four rows (measured:
+  // five or more spill). The sums run in tap order, so the bits are the other paths'.
+  template <int S>
+  __attribute__((target("avx2,fma"))) static void depthwise3x3_avx2(const float* base, std::int64_t pitch, std::int64_t half, const float* w,
+                                                                    float b, bool relu, float* dst, std::int64_t OW, std::int64_t rows) {
+    __m256 wv[9];
+    for (int t = 0; t < 9; ++t) wv[t] = _mm256_set1_ps(w[t]);
+    const std::int64_t mid = S == 1 ? 1 : half, last = S == 1 ? 2 : 1;
+    std::int64_t r = 0;
+    if (OW < 16)
+      for (; r + 4 <= rows; r += 4) depthwise3x3_avx2_rows<4, S>(base, pitch, mid, last, wv, b, relu, dst, OW, r);
+    for (; r + 3 <= rows; r += 3) depthwise3x3_avx2_rows<3, S>(base, pitch, mid, last, wv, b, relu, dst, OW, r);
+    for (; r + 2 <= rows; r += 2) depthwise3x3_avx2_rows<2, S>(base, pitch, mid, last, wv, b, relu, dst, OW, r);
+    for (; r < rows; ++r) depthwise3x3_avx2_rows<1, S>(base, pitch, mid, last, wv, b, relu, dst, OW, r);
+  }
+
+  template <int R, int S>
+  __attribute__((target("avx2,fma"), always_inline)) static inline void depthwise3x3_avx2_rows(const float* base, std::int64_t pitch, std::int64_t mid,
+                                                                                               std::int64_t last, const __m256* wv, float b, bool relu,
+                                                                                               float* dst, std::int64_t OW, std::int64_t r) {
+    std::int64_t ow = 0;
+    for (; ow + 16 <= OW; ow += 16) depthwise3x3_avx2_block<R, S, 2>(base + r * S * pitch + ow, pitch, mid, last, wv, b, relu, dst + r * OW + ow, OW, 8);
+    for (; ow < OW; ow += 8) depthwise3x3_avx2_block<R, S, 1>(base + r * S * pitch + ow, pitch, mid, last, wv, b, relu, dst + r * OW + ow, OW, std::min<std::int64_t>(8, OW - ow));
+  }
+
+  // V vectors of R output rows from `in`; the last vector's first `left` columns stored (through a
+  // copy when fewer than 8: a masked store is microcoded on AMD's cores).
+  template <int R, int S, int V>
+  __attribute__((target("avx2,fma"), always_inline)) static inline void depthwise3x3_avx2_block(const float* in, std::int64_t pitch, std::int64_t mid,
+                                                                                                std::int64_t last, const __m256* wv, float b, bool relu,
+                                                                                                float* out, std::int64_t OW, std::int64_t left) {
+    __m256 acc[R][V];
+#pragma GCC unroll 4
+    for (int i = 0; i < R; ++i)
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) acc[i][v] = _mm256_setzero_ps();
+#pragma GCC unroll 12
+    for (int j = 0; j < (R - 1) * S + 3; ++j) {
+      const float* row = in + j * pitch;
+#pragma GCC unroll 3
+      for (int kw = 0; kw < 3; ++kw)
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v) {
+          const __m256 x = _mm256_loadu_ps(row + (kw == 0 ? 0 : kw == 1 ? mid : last) + 8 * v);
+#pragma GCC unroll 3
+          for (int kh = 0; kh < 3; ++kh) {
+            const int d = j - kh;
+            if (d >= 0 && d % S == 0 && d / S < R) acc[d / S][v] = _mm256_fmadd_ps(wv[kh * 3 + kw], x, acc[d / S][v]);
+          }
+        }
+    }
+    const __m256 bias = _mm256_set1_ps(b), zero = _mm256_setzero_ps();
+#pragma GCC unroll 4
+    for (int i = 0; i < R; ++i)
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) {
+        __m256 y = _mm256_add_ps(acc[i][v], bias);
+        // Relu keeping NaN, as the SGEMM's store does.
+        if (relu) y = _mm256_and_ps(y, _mm256_cmp_ps(y, zero, _CMP_NLE_UQ));
+        float* to = out + i * OW + 8 * v;
+        if (v < V - 1 || left == 8) {
+          _mm256_storeu_ps(to, y);
+        } else {
+          alignas(32) float lanes[8];
+          _mm256_store_ps(lanes, y);
+          for (std::int64_t c = 0; c < left; ++c) to[c] = lanes[c];
+        }
+      }
   }
 
   // A 3 x 3 kernel's rows `pitch` apart, its middle and last columns at `mid` and `last`,
