@@ -94,9 +94,9 @@ void restate_nodes_past_library(onnx::GraphProto& g, int64_t opset) {
 }
 
 // A model of a default-domain opset past the library's, as the library's checker can read it.
-void restate_past_library(onnx::ModelProto& model, int64_t opset, int library_opset) {
+void restate_past_library(onnx::ModelProto& model, int64_t opset, int library) {
   for (auto& o : *model.mutable_opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(library_opset);
+    if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(library);
   auto* own = model.add_opset_import();
   own->set_domain(kRedefinedDomain);
   own->set_version(1);
@@ -111,9 +111,7 @@ void check_with_onnx_checker(const onnx::ModelProto& model, const Model& read, c
   // redefined since moved to a domain of its own, which the checker passes over (the schema check
   // has read it against its own version). The rest of the checker's rules (names, value infos,
   // attributes' well-formedness, subgraphs) hold for every node.
-  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  const auto known = ranges.find(onnx::ONNX_DOMAIN);
-  const int library_opset = known == ranges.end() ? 0 : known->second.second;
+  const int library = library_opset();
   int64_t opset = 0;
   for (const auto& o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
@@ -131,10 +129,10 @@ void check_with_onnx_checker(const onnx::ModelProto& model, const Model& read, c
   for (const auto& t : read.graph.initializers) weights_elsewhere = weights_elsewhere || !t.has_data;
   const onnx::ModelProto* checked = &model;
   onnx::ModelProto restated;
-  if (model.ir_version() > onnx::Version::IR_VERSION || weights_elsewhere || opset > library_opset) {
+  if (model.ir_version() > onnx::Version::IR_VERSION || weights_elsewhere || opset > library) {
     restated = model;
     if (restated.ir_version() > onnx::Version::IR_VERSION) restated.set_ir_version(onnx::Version::IR_VERSION);
-    if (opset > library_opset) restate_past_library(restated, opset, library_opset);
+    if (opset > library) restate_past_library(restated, opset, library);
     auto* g = restated.mutable_graph();
     google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
     for (auto& t : *g->mutable_initializer()) {

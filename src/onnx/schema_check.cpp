@@ -44,11 +44,25 @@ struct Signature {
   std::map<std::string, std::pair<A::AttributeType, bool>, std::less<>> attributes;  // kind, required
 };
 
-// The newest of the newer table's versions of `op` at or below `version`, if any.
+}  // namespace
+
+int library_opset() {
+  static const int opset = [] {
+    const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    const auto it = ranges.find(onnx::ONNX_DOMAIN);
+    return it == ranges.end() ? 0 : it->second.second;
+  }();
+  return opset;
+}
+
+namespace {
+
+// The newest of the newer table's versions of `op` at or below `version` that the library's
+// schemas do not hold, if any.
 const NewerSchema* newer_schema(std::string_view op, int64_t version) {
   const NewerSchema* best = nullptr;
   for (const auto& s : kNewerSchemas)
-    if (s.op == op && s.since <= version && (!best || s.since > best->since)) best = &s;
+    if (s.op == op && s.since > library_opset() && s.since <= version && (!best || s.since > best->since)) best = &s;
   return best;
 }
 
@@ -107,11 +121,7 @@ std::string count_range(int lo, int hi, const char* noun) {
 
 class SchemaCheck {
  public:
-  SchemaCheck(const Model& m, const std::string& origin) : model_(m), origin_(origin) {
-    const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-    auto it = ranges.find(onnx::ONNX_DOMAIN);
-    known_opset_ = it == ranges.end() ? 0 : it->second.second;
-  }
+  SchemaCheck(const Model& m, const std::string& origin) : model_(m), origin_(origin) {}
 
   void run() {
     if (model_.ir_version < 1 || model_.ir_version > kLastIrVersion)
@@ -177,13 +187,12 @@ class SchemaCheck {
   // checker refuses the library's deprecated versions itself).
   std::optional<Signature> signature(const std::string& op, int64_t version) const {
     Signature sig;
-    if (version > known_opset_)
-      if (const NewerSchema* s = newer_schema(op, version)) {
-        sig = {s->since, s->deprecated, s->min_inputs, s->max_inputs, s->min_outputs, s->max_outputs, {}};
-        for (const auto& a : s->attributes) sig.attributes.emplace(std::string(a.name), std::pair{a.kind, a.required});
-        return sig;
-      }
-    const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(op, static_cast<int>(std::min<int64_t>(version, known_opset_)), onnx::ONNX_DOMAIN);
+    if (const NewerSchema* s = newer_schema(op, version)) {
+      sig = {s->since, s->deprecated, s->min_inputs, s->max_inputs, s->min_outputs, s->max_outputs, {}};
+      for (const auto& a : s->attributes) sig.attributes.emplace(std::string(a.name), std::pair{a.kind, a.required});
+      return sig;
+    }
+    const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(op, static_cast<int>(std::min<int64_t>(version, library_opset())), onnx::ONNX_DOMAIN);
     if (!s) return std::nullopt;
     sig = {s->SinceVersion(), false, s->min_input(), s->max_input(), s->min_output(), s->max_output(), {}};
     for (const auto& [name, spec] : s->attributes()) sig.attributes.emplace(name, std::pair{spec.type, spec.required});
@@ -192,7 +201,6 @@ class SchemaCheck {
 
   const Model& model_;
   const std::string& origin_;
-  int known_opset_ = 0;
 };
 
 }  // namespace

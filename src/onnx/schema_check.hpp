@@ -17,6 +17,9 @@ namespace loam {
 
 void check_against_schemas(const Model& model, const std::string& origin);
 
+// The newest default-domain opset whose schemas the linked ONNX library holds (17 for Debian's 1.12).
+int library_opset();
+
 // Whether ONNX redefined default-domain operator `op` in an opset past the library's schemas, at or
 // below `version`: the library's schema for it no longer describes such a node.
 bool redefined_past_library(const std::string& op, int64_t version);
