@@ -427,28 +427,12 @@ struct CpuReductions : virtual CpuBase {
   }
 
   // InstanceNormalization: each (image, channel) plane normalised by its own mean and variance,
-  // then scale[c] * . + bias[c].
+  // then scale[c] * . + bias[c]: GroupNormalization with a group a channel.
   template <class L, class C>
   Tensor<float, L> instance_normalization(const Tensor<float, L>& x, const Tensor<float, Axes<C>>& scale, const Tensor<float, Axes<C>>& bias,
                                           float epsilon = 1e-5f) const {
-    constexpr std::size_t R = AxisRank<L>;
-    static_assert(R >= 3 && std::is_same_v<AxisAt<R >= 2 ? 1 : 0, L>, C>, "instance_normalization: the per-channel tensors run along the input's axis 1");
-    const std::int64_t n = x.extents()[0], c = x.extents()[1];
-    for (const auto* p : {&scale, &bias})
-      if (p->extents()[0] != c) throw KernelMisuse("instance_normalization: a per-channel tensor holds " + std::to_string(p->extents()[0]) + " elements, not " + std::to_string(c));
-    const std::int64_t plane = n * c == 0 ? 0 : x.count() / (n * c);
-    auto out = Tensor<float, L>::uninitialized(x.extents());
-    float* y = out.mutable_data_unchecked();
-    for (std::int64_t b0 = 0; b0 < n; ++b0)
-      for (std::int64_t ch = 0; ch < c; ++ch) {
-        const float* xs = x.data() + (b0 * c + ch) * plane;
-        float* ys = y + (b0 * c + ch) * plane;
-        const auto [mean, var] = layer_norm_moments(xs, plane);
-        const double a = scale.data()[ch] / std::sqrt(var + epsilon);
-        const double b = bias.data()[ch] - mean * a;
-        for (std::int64_t i = 0; i < plane; ++i) ys[i] = static_cast<float>(xs[i] * a + b);
-      }
-    return out;
+    static_assert(AxisRank<L> >= 3, "instance_normalization: [N, C, spatial...]");
+    return group_normalization(x, scale, bias, std::max<std::int64_t>(x.extents()[1], 1), epsilon);
   }
 
   // GroupNormalization (opset 21): the channels split into `groups` runs of equal length, each
@@ -471,10 +455,10 @@ struct CpuReductions : virtual CpuBase {
       for (std::int64_t g = 0; g < groups; ++g) {
         const std::int64_t first = (b0 * c + g * per_group) * plane;
         const auto [mean, var] = layer_norm_moments(x.data() + first, per_group * plane);
-        const double inv = 1.0 / std::sqrt(var + epsilon);
+        const double deviation = std::sqrt(var + epsilon);
         for (std::int64_t k = 0; k < per_group; ++k) {
           const std::int64_t ch = g * per_group + k;
-          const double a = scale.data()[ch] * inv, b = bias.data()[ch] - mean * a;
+          const double a = scale.data()[ch] / deviation, b = bias.data()[ch] - mean * a;
           const float* xs = x.data() + first + k * plane;
           float* ys = y + first + k * plane;
           for (std::int64_t i = 0; i < plane; ++i) ys[i] = static_cast<float>(xs[i] * a + b);
