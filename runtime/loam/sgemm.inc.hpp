@@ -125,7 +125,7 @@ struct Sgemm {
   // C (M x N, row stride ldc) = the product, through the epilogue. With `workers`, a product of
   // PARALLEL_MACS multiply-adds or more is split over its threads: in bands of rows (eight-row
   // units, so each band starts a panel of a packed A) or of strips of NR columns, whichever leaves
-  // the largest band smaller. Every element is computed as one thread computes it (the same tile
+  // the largest band smaller, or reads the smaller operand where they balance alike. Every element is computed as one thread computes it (the same tile
   // path, the same K blocks in order), so the result does not depend on the thread count. Bands
   // of rows tell the epilogue's sink of their rows as they finish them; bands of columns finish
   // rows only together, so the sink hears of them after the product, in bands of rows run
@@ -142,7 +142,10 @@ struct Sgemm {
     const std::int64_t row_units = (m + 7) / 8, col_units = (n + NR - 1) / NR;
     const std::int64_t by_rows = (row_units + threads - 1) / threads * 8 * n;
     const std::int64_t by_cols = (col_units + threads - 1) / threads * NR * m;
-    if (row_units > 1 && (by_rows <= by_cols || col_units == 1)) {
+    // A band of rows reads all of B, a strip of columns all of A: where B is the larger (N > M),
+    // columns, unless their shares are a quarter less even than the rows'.
+    const bool rows_first = m >= n ? by_rows <= by_cols : 4 * by_cols > 5 * by_rows;
+    if (row_units > 1 && (rows_first || col_units == 1)) {
       const std::int64_t jobs = std::min(threads, row_units);
       workers->run(jobs, [&](std::int64_t job) {
         const auto [first, end] = job_share(row_units, jobs, job);

@@ -1,6 +1,7 @@
 // The CPU backend on several threads: Workers runs every job once and keeps a job's exception, and
 // every kernel that splits its work (the SGEMM by rows and by columns, batched products, each
-// convolution path, depthwise, a product's fused epilogue) gives bit for bit what one thread gives.
+// convolution path and the copies around one image's product, depthwise, a product's fused
+// epilogue) gives bit for bit what one thread gives.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -226,6 +227,9 @@ TEST(Threads, EveryConvolutionPathGivesOneThreadsBits) {
   const std::vector<Case> cases = {
       {"stride 1 (implicit im2col)", {2, 3, 40, 37}, {16, 3, 3, 3}, {{}, {}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false}},
       {"strided (im2col)", {1, 8, 41, 40}, {24, 8, 3, 3}, {{}, {2, 2}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false}},
+      // One image, large enough that the copies into and out of its product are split too.
+      {"one image's first layer, copies split", {1, 3, 120, 161}, {16, 3, 3, 3}, {{}, {2, 2}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false}},
+      {"one image at stride 1, copies split", {1, 8, 64, 70}, {8, 8, 3, 3}, {{}, {}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false}},
       {"depthwise, stride 1", {2, 24, 30, 31}, {24, 1, 3, 3}, {{}, {}, {1, 1, 1, 1}, {}, 24, AutoPad::NotSet, false, false}},
       {"depthwise, stride 2", {1, 32, 41, 40}, {32, 1, 3, 3}, {{}, {2, 2}, {1, 1, 1, 1}, {}, 32, AutoPad::NotSet, false, false}},
       {"pointwise, grouped", {2, 16, 30, 30}, {24, 8, 1, 1}, {{}, {}, {}, {}, 2, AutoPad::NotSet, false, false}},
