@@ -152,12 +152,16 @@ struct Sgemm {
         run_part(m, n, k, a, b, c, ldc, ep, first * 8, std::min(m, end * 8), 0, n);
       });
     } else if (col_units > 1) {
-      const std::int64_t jobs = std::min(threads, col_units);
+      // Strips in pairs where each thread gets two or more: the wide tile takes two at once, and a
+      // boundary 48 columns apart starts a cache line where a row of C does, so no line of C is
+      // written by two threads.
+      const std::int64_t unit = col_units >= 2 * threads ? 2 : 1, units = (col_units + unit - 1) / unit;
+      const std::int64_t jobs = std::min(threads, units);
       Epilogue part = ep;
       part.rows = nullptr;
       workers->run(jobs, [&](std::int64_t job) {
-        const auto [first, end] = job_share(col_units, jobs, job);
-        run_part(m, n, k, a, b, c, ldc, part, 0, m, first * NR, std::min(n, end * NR));
+        const auto [first, end] = job_share(units, jobs, job);
+        run_part(m, n, k, a, b, c, ldc, part, 0, m, first * unit * NR, std::min(n, end * unit * NR));
       });
       if (ep.rows) {
         const std::int64_t bands = std::min(threads, m);

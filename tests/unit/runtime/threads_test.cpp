@@ -232,32 +232,43 @@ TEST(Threads, EveryConvolutionPathGivesOneThreadsBits) {
       {"one image at stride 1, copies split", {1, 8, 64, 70}, {8, 8, 3, 3}, {{}, {}, {1, 1, 1, 1}, {}, 1, AutoPad::NotSet, false, false}},
       {"depthwise, stride 1", {2, 24, 30, 31}, {24, 1, 3, 3}, {{}, {}, {1, 1, 1, 1}, {}, 24, AutoPad::NotSet, false, false}},
       {"depthwise, stride 2", {1, 32, 41, 40}, {32, 1, 3, 3}, {{}, {2, 2}, {1, 1, 1, 1}, {}, 32, AutoPad::NotSet, false, false}},
+      // Planes large enough to split by bands of rows where the input is copied (those above split
+      // by planes; 3 x 3 at stride 1 reads in place where AVX-512 is present, so by planes there).
+      {"depthwise by bands, stride 1", {1, 8, 64, 72}, {8, 1, 3, 3}, {{}, {}, {1, 1, 1, 1}, {}, 8, AutoPad::NotSet, false, false}},
+      {"depthwise by bands, stride 2", {1, 8, 130, 127}, {8, 1, 3, 3}, {{}, {2, 2}, {1, 1, 1, 1}, {}, 8, AutoPad::NotSet, false, false}},
+      {"depthwise by bands, 5 x 5", {1, 4, 66, 62}, {4, 1, 5, 5}, {{}, {}, {2, 2, 2, 2}, {}, 4, AutoPad::NotSet, false, false}},
       {"pointwise, grouped", {2, 16, 30, 30}, {24, 8, 1, 1}, {{}, {}, {}, {}, 2, AutoPad::NotSet, false, false}},
   };
   std::mt19937 gen(31);
   const Cpu one, two(2), three(3);
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.name);
-    const auto x = random_tensor<Axes<N, C, H, W>>(c.x, gen);
-    const auto wt = random_tensor<Axes<K, C, KH, KW>>(c.w, gen);
-    const auto bias = random_tensor<Axes<K>>({c.w[0]}, gen);
-    const PackedConv<Axes<K, C, KH, KW>> w(wt, c.conv.group);
-    const auto want = one.conv<Axes<N, K, H, W>>(x, w, bias, c.conv, true);
-    WindowParams pool{{2, 2}, {2, 2}, {}, {}, 1, AutoPad::NotSet, false, false};
-    const auto want_pooled = one.conv_max_pool<Axes<N, K, PH, PW>, Axes<N, K, H, W>>(x, w, bias, c.conv, true, pool);
-    const auto& e = want.extents();
-    const std::int64_t plane = e[2] * e[3], rows = e[0] * e[1];
-    Tensor<float, Axes<One, One>> zero({1, 1});
-    for (const Cpu* cpu : {&two, &three}) {
-      EXPECT_TRUE(same_bits(cpu->conv<Axes<N, K, H, W>>(x, w, bias, c.conv, true), want)) << cpu->threads() << " threads";
-      EXPECT_TRUE(same_bits(cpu->conv_max_pool<Axes<N, K, PH, PW>, Axes<N, K, H, W>>(x, w, bias, c.conv, true, pool), want_pooled))
-          << cpu->threads() << " threads";
-      // A fused epilogue sees each (image, channel) plane once.
-      RecordedAddRelu::seen.assign(static_cast<std::size_t>(rows), 0);
-      const auto fused = cpu->conv<Axes<N, K, H, W>>(
-          x, w, bias, c.conv, false, epilogue<Axes<N, K, H, W>, float>(RecordedAddRelu{}, e, std::array<std::int64_t, 2>{plane, 1}, zero));
-      EXPECT_EQ(RecordedAddRelu::seen, std::vector<int>(static_cast<std::size_t>(rows), 1));
-      EXPECT_TRUE(same_bits(fused, want)) << cpu->threads() << " threads";
+  // Where AVX-512 is present, the AVX2 kernels too (their depthwise copies its input, so splits by bands).
+  for (const bool narrow : {false, true}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.name);
+      SCOPED_TRACE(narrow ? "AVX2 kernels" : "the machine's kernels");
+      Sgemm::narrow_only = narrow;
+      const auto x = random_tensor<Axes<N, C, H, W>>(c.x, gen);
+      const auto wt = random_tensor<Axes<K, C, KH, KW>>(c.w, gen);
+      const auto bias = random_tensor<Axes<K>>({c.w[0]}, gen);
+      const PackedConv<Axes<K, C, KH, KW>> w(wt, c.conv.group);
+      const auto want = one.conv<Axes<N, K, H, W>>(x, w, bias, c.conv, true);
+      WindowParams pool{{2, 2}, {2, 2}, {}, {}, 1, AutoPad::NotSet, false, false};
+      const auto want_pooled = one.conv_max_pool<Axes<N, K, PH, PW>, Axes<N, K, H, W>>(x, w, bias, c.conv, true, pool);
+      const auto& e = want.extents();
+      const std::int64_t plane = e[2] * e[3], rows = e[0] * e[1];
+      Tensor<float, Axes<One, One>> zero({1, 1});
+      for (const Cpu* cpu : {&two, &three}) {
+        EXPECT_TRUE(same_bits(cpu->conv<Axes<N, K, H, W>>(x, w, bias, c.conv, true), want)) << cpu->threads() << " threads";
+        EXPECT_TRUE(same_bits(cpu->conv_max_pool<Axes<N, K, PH, PW>, Axes<N, K, H, W>>(x, w, bias, c.conv, true, pool), want_pooled))
+            << cpu->threads() << " threads";
+        // A fused epilogue sees each (image, channel) plane once.
+        RecordedAddRelu::seen.assign(static_cast<std::size_t>(rows), 0);
+        const auto fused = cpu->conv<Axes<N, K, H, W>>(
+            x, w, bias, c.conv, false, epilogue<Axes<N, K, H, W>, float>(RecordedAddRelu{}, e, std::array<std::int64_t, 2>{plane, 1}, zero));
+        EXPECT_EQ(RecordedAddRelu::seen, std::vector<int>(static_cast<std::size_t>(rows), 1));
+        EXPECT_TRUE(same_bits(fused, want)) << cpu->threads() << " threads";
+      }
+      Sgemm::narrow_only = false;
     }
   }
   // Three spatial axes take the generic im2col.
