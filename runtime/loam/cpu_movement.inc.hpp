@@ -192,6 +192,78 @@ struct CpuMovement : virtual CpuBase {
     return out;
   }
 
+  // RotaryEmbedding (opset 23): each head's first 2 * H channels (H the caches' last extent)
+  // rotated pair by pair, channel i with channel i + H (or with `interleaved`, 2i with 2i + 1), by
+  // the angle whose cosine and sine the caches hold for the element's (batch, position); the other
+  // channels copied. x is [batch, heads, sequence, head], or [batch, sequence, heads * head] with
+  // `heads`; the caches [batch, sequence, H] (rotary_embedding) or [positions, H] read at
+  // `positions` [batch, sequence] (rotary_embedding_at, each id checked first: one outside the
+  // caches is refused naming `positions_name`).
+  template <class L, class LC, class LS>
+  Tensor<float, L> rotary_embedding(const Tensor<float, L>& x, const Tensor<float, LC>& cos, const Tensor<float, LS>& sin, bool interleaved,
+                                    std::int64_t heads) const {
+    static_assert(AxisRank<LC> == 3 && AxisRank<LS> == 3, "rotary_embedding: without position ids the caches are [batch, sequence, rotary / 2]");
+    return rotate_pairs(x, cos, sin, interleaved, heads, [&](std::int64_t b, std::int64_t s, std::int64_t sequence) { return b * sequence + s; });
+  }
+  template <class L, class LC, class LS, class LP>
+  Tensor<float, L> rotary_embedding_at(const Tensor<float, L>& x, const Tensor<float, LC>& cos, const Tensor<float, LS>& sin,
+                                       const Tensor<std::int64_t, LP>& positions, bool interleaved, std::int64_t heads,
+                                       std::string_view positions_name = "position_ids") const {
+    static_assert(AxisRank<LC> == 2 && AxisRank<LS> == 2 && AxisRank<LP> == 2, "rotary_embedding_at: the caches are [positions, rotary / 2], the ids [batch, sequence]");
+    const std::int64_t sequence = x.extents()[AxisRank<L> == 4 ? 2 : 1];
+    if (positions.extents()[0] != x.extents()[0] || positions.extents()[1] != sequence)
+      throw KernelMisuse("rotary_embedding_at: the position ids are not [batch, sequence] of the input");
+    const std::int64_t rows = cos.extents()[0];
+    const std::int64_t* p = positions.data();
+    for (std::int64_t i = 0; i < positions.count(); ++i)
+      if (p[i] < 0 || p[i] >= rows)
+        throw KernelRefusal(InputError{std::string(positions_name), "", "",
+                                       "position " + std::to_string(p[i]) + " at element " + std::to_string(i) + " lies outside the caches' " +
+                                           std::to_string(rows) + " positions"});
+    return rotate_pairs(x, cos, sin, interleaved, heads, [&](std::int64_t b, std::int64_t s, std::int64_t) { return p[b * sequence + s]; });
+  }
+
+ private:
+  // row(b, s, sequence): the caches' row for batch b at position s.
+  template <class L, class LC, class LS, class Row>
+  static Tensor<float, L> rotate_pairs(const Tensor<float, L>& x, const Tensor<float, LC>& cos, const Tensor<float, LS>& sin, bool interleaved,
+                                       std::int64_t heads, const Row& row) {
+    constexpr std::size_t R = AxisRank<L>;
+    static_assert(R == 3 || R == 4, "rotary_embedding: the input is [batch, heads, sequence, head] or [batch, sequence, hidden]");
+    const auto& e = x.extents();
+    if (!std::ranges::equal(cos.extents(), sin.extents())) throw KernelMisuse("rotary_embedding: the cosine and sine caches differ in shape");
+    const std::int64_t batch = e[0], n_heads = R == 4 ? e[1] : heads, sequence = R == 4 ? e[2] : e[1];
+    if (n_heads <= 0 || (R == 3 && e[2] % n_heads != 0)) throw KernelMisuse("rotary_embedding: the hidden extent is not a multiple of the heads");
+    const std::int64_t head = R == 4 ? e[3] : e[2] / n_heads, half = cos.extents()[AxisRank<LC> - 1];
+    if (2 * half > head) throw KernelMisuse("rotary_embedding: the caches rotate more channels than a head has");
+    if constexpr (AxisRank<LC> == 3)
+      if (cos.extents()[0] != batch || cos.extents()[1] != sequence) throw KernelMisuse("rotary_embedding: the caches are not [batch, sequence, rotary / 2]");
+    auto out = Tensor<float, L>::uninitialized(e);
+    float* y = out.mutable_data_unchecked();
+    const float* in = x.data();
+    // Where head h of (b, s) starts.
+    const auto at = [&](std::int64_t b, std::int64_t h, std::int64_t s) { return R == 4 ? ((b * n_heads + h) * sequence + s) * head : ((b * sequence + s) * n_heads + h) * head; };
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t s = 0; s < sequence; ++s) {
+        const std::int64_t r = row(b, s, sequence);
+        const float* c = cos.data() + r * half;
+        const float* sn = sin.data() + r * half;
+        for (std::int64_t h = 0; h < n_heads; ++h) {
+          const float* xs = in + at(b, h, s);
+          float* ys = y + at(b, h, s);
+          for (std::int64_t i = 0; i < half; ++i) {
+            const std::int64_t first = interleaved ? 2 * i : i, second = interleaved ? 2 * i + 1 : i + half;
+            const float x1 = xs[first], x2 = xs[second];
+            ys[first] = c[i] * x1 - sn[i] * x2;
+            ys[second] = sn[i] * x1 + c[i] * x2;
+          }
+          std::copy(xs + 2 * half, xs + head, ys + 2 * half);
+        }
+      }
+    return out;
+  }
+
+ public:
   // GatherElements: out[i] = data[i with its `axis` coordinate replaced by indices[i]]; the result
   // has the indices' extents, each no larger than data's off the axis. Every index is checked
   // first; one outside [-extent, extent) throws KernelRefusal naming `indices_name`.

@@ -572,6 +572,52 @@ struct CpuReductions : virtual CpuBase {
     return out;
   }
 
+  // A scale or bias of a normalisation over x's axes from `ax` on, stretched over that block of
+  // `len` elements (it broadcasts to those axes).
+  template <class L, class LS>
+  static std::vector<float> normalised_block(const Tensor<float, L>& x, const HostTensor<float, LS>& t, std::size_t ax, std::int64_t len,
+                                             const char* name) {
+    constexpr std::size_t R = AxisRank<L>, rs = AxisRank<LS>;
+    std::vector<float> v(static_cast<std::size_t>(len));
+    if (rs > R - ax) throw KernelMisuse(std::string(name) + ": scale has more axes than the normalised block");
+    std::vector<std::int64_t> ext(R - ax), str(R - ax, 0);
+    const auto ts = t.strides();
+    for (std::size_t i = 0; i < R - ax; ++i) {
+      ext[i] = x.extents()[ax + i];
+      const std::size_t shift = (R - ax) - rs;
+      if (i >= shift) {
+        const std::int64_t e = t.extents()[i - shift];
+        if (e != 1 && e != ext[i]) throw KernelMisuse(std::string(name) + ": scale or bias does not broadcast to the normalised axes");
+        str[i] = e == 1 ? 0 : ts[i - shift];
+      }
+    }
+    strided_copy<float>(v.data(), t.data(), 0, ext, str);
+    return v;
+  }
+
+  // RMSNormalization (opset 23) over the axes from `axis` to the end: x / sqrt(mean(x * x) +
+  // epsilon) * scale, the mean accumulated in double as LayerNormalization's moments are.
+  template <class L, class LS>
+  Tensor<float, L> rms_normalization(const Tensor<float, L>& x, const Tensor<float, LS>& scale, std::int64_t axis = -1, float epsilon = 1e-5f) const {
+    constexpr std::size_t R = AxisRank<L>;
+    const std::size_t ax = norm_axis(axis, R, "rms_normalization");
+    std::int64_t outer = 1, len = 1;
+    for (std::size_t i = 0; i < ax; ++i) outer *= x.extents()[i];
+    for (std::size_t i = ax; i < R; ++i) len *= x.extents()[i];
+    const std::vector<float> g = normalised_block(x, scale, ax, len, "rms_normalization");
+    auto out = Tensor<float, L>::uninitialized(x.extents());
+    float* y = out.mutable_data_unchecked();
+    for (std::int64_t o = 0; o < outer; ++o) {
+      const float* xs = x.data() + o * len;
+      float* ys = y + o * len;
+      double squares = 0.0;
+      for (std::int64_t i = 0; i < len; ++i) squares += static_cast<double>(xs[i]) * xs[i];
+      const float inv = static_cast<float>(1.0 / std::sqrt(squares / static_cast<double>(len) + epsilon));
+      for (std::int64_t i = 0; i < len; ++i) ys[i] = xs[i] * inv * g[static_cast<std::size_t>(i)];
+    }
+    return out;
+  }
+
   // LayerNormalization over the axes from `axis` to the end; scale and bias broadcast to them.
   template <class L, class LS>
   Tensor<float, L> layer_normalization(const Tensor<float, L>& x, const Tensor<float, LS>& scale, const std::type_identity_t<Tensor<float, LS>>* bias,
@@ -582,25 +628,7 @@ struct CpuReductions : virtual CpuBase {
     std::int64_t outer = 1, len = 1;
     for (std::size_t i = 0; i < ax; ++i) outer *= x.extents()[i];
     for (std::size_t i = ax; i < R; ++i) len *= x.extents()[i];
-    // scale / bias stretched over the normalised block.
-    const auto block_of = [&](const HostTensor<float, LS>& t) {
-      std::vector<float> v(static_cast<std::size_t>(len));
-      constexpr std::size_t rs = AxisRank<LS>;
-      if (rs > R - ax) throw KernelMisuse("layer_normalization: scale has more axes than the normalised block");
-      std::vector<std::int64_t> ext(R - ax), str(R - ax, 0);
-      const auto ts = t.strides();
-      for (std::size_t i = 0; i < R - ax; ++i) {
-        ext[i] = x.extents()[ax + i];
-        const std::size_t shift = (R - ax) - rs;
-        if (i >= shift) {
-          const std::int64_t e = t.extents()[i - shift];
-          if (e != 1 && e != ext[i]) throw KernelMisuse("layer_normalization: scale or bias does not broadcast to the normalised axes");
-          str[i] = e == 1 ? 0 : ts[i - shift];
-        }
-      }
-      strided_copy<float>(v.data(), t.data(), 0, ext, str);
-      return v;
-    };
+    const auto block_of = [&](const HostTensor<float, LS>& t) { return normalised_block(x, t, ax, len, "layer_normalization"); };
     const std::vector<float> g = block_of(scale);
     const std::vector<float> b = bias ? block_of(*bias) : std::vector<float>(static_cast<std::size_t>(len), 0.0f);
     auto out = Tensor<float, L>::uninitialized(x.extents());

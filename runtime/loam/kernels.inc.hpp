@@ -19,6 +19,7 @@
   OF(transpose) OF(slice) OF(split_part) OWN(concat) OF(gather) OF(expand) OF(tile) OF(pad) OWN(range)    \
   OF(gather_elements) OF(gather_nd) PLAIN(scatter_nd) PLAIN(scatter_elements) PLAIN(trilu)                \
   OF(depth_to_space) OF(space_to_depth) OF(one_hot)                                                       \
+  PLAIN(rotary_embedding) PLAIN(rotary_embedding_at)                                                      \
   OWN(constant_of_shape) OF2(extents_tensor)                                                              \
   /* resampling */                                                                                        \
   OF(resize)                                                                                              \
@@ -30,7 +31,7 @@
   OF(reduce_log_sum) OF(reduce_log_sum_exp) OF(reduce_sum_square) OF(argmax) OF(argmin) OF2(top_k)       \
   PLAIN(hardmax) PLAIN(hardmax_flattened) PLAIN(cumsum) PLAIN(batch_normalization)                        \
   PLAIN(instance_normalization) PLAIN(group_normalization) PLAIN(lrn) PLAIN(mean_variance_normalization)  \
-  OF(layer_normalization_statistic) OWN(layer_normalization)
+  OF(layer_normalization_statistic) OWN(layer_normalization) PLAIN(rms_normalization)
 
 // The kernels whose result is always storage of their own, written in full and never an operand's
 // (nor a view of one): the memory plan places such a call's one result in the arena
@@ -41,4 +42,5 @@
   K(loom) K(matmul) K(matmul_broadcast) K(matmul_bias) K(gemm) K(conv) K(conv_max_pool) K(conv_average_pool) \
   K(max_pool) K(average_pool) K(global_average_pool) K(global_max_pool) K(conv_transpose) K(transpose)       \
   K(slice) K(split_part) K(concat) K(gather) K(expand) K(tile) K(pad) K(resize) K(softmax) K(log_softmax)    \
-  K(batch_normalization) K(instance_normalization) K(group_normalization) K(layer_normalization)
+  K(batch_normalization) K(instance_normalization) K(group_normalization) K(layer_normalization)       \
+  K(rms_normalization) K(rotary_embedding) K(rotary_embedding_at)

@@ -1,7 +1,7 @@
 // Normalizations: Softmax, LogSoftmax, Hardmax (and the pre-opset-13 flattened forms the readers
 // spell loam.SoftmaxFlattened / loam.LogSoftmaxFlattened / loam.HardmaxFlattened),
-// LayerNormalization, BatchNormalization, InstanceNormalization, GroupNormalization, LRN,
-// MeanVarianceNormalization.
+// LayerNormalization, RMSNormalization, BatchNormalization, InstanceNormalization,
+// GroupNormalization, LRN, MeanVarianceNormalization.
 // Each keeps its input's shape and axes; the rules check axes and parameter shapes. Along the last
 // axis the elementwise lowering generates their kernels (a row with its reductions); otherwise each
 // is a call of the runtime's.
@@ -86,6 +86,19 @@ void layer_norm(OpContext& c) {
     if (!c.out[k].name.empty()) c.set_output(k, st, stat);
 }
 
+// RMSNormalization (opset 23): the scale broadcasts to the normalised axes, as LayerNormalization's.
+void rms_norm(OpContext& c) {
+  const auto& x = c.input(0);
+  if (x.dims.empty()) c.error("takes no scalar");
+  const std::size_t ax = c.axis(c.attr_int("axis", -1), x.dims.size(), "attribute 'axis'");
+  const std::vector<Extent> normalized(x.dims.begin() + static_cast<std::ptrdiff_t>(ax), x.dims.end());
+  const auto scale = c.broadcast_shapes({normalized, c.input(1).dims}, {"the normalized axes", c.tensor(1)});
+  if (scale.size() != normalized.size() || !std::equal(scale.begin(), scale.end(), normalized.begin()))
+    c.error("the scale " + c.tensor(1) + " " + c.input(1).shape_string() + " does not broadcast to the normalized axes");
+  if (c.attr_int("stash_type", 1) != 1) c.error("computes in float only (stash_type 1), not stash_type " + std::to_string(c.attr_int("stash_type", 1)));
+  c.set_output(0, c.input(1).elem, x.dims);
+}
+
 // The parameters' channels meet the input's channel axis.
 void name_channel_norm(axes::NodeNaming& x) {
   const auto& in = x.axes_of(0);
@@ -149,12 +162,9 @@ RowNormalisation compose_softmax(Expression& e, const Node& n) {
   return RowNormalisation::None;
 }
 
-// A float LayerNormalization over the last axis whose Mean and InvStdDev nothing reads is a row
-// kernel of reductions; any other the runtime's.
-FusionRole layer_norm_role(const Node& n, const stage0::Stage0Result& st) {
-  if (n.inputs.size() < 2 || n.inputs[1].empty()) return FusionRole::None;
-  for (std::size_t k = 1; k < n.outputs.size(); ++k)
-    if (!n.outputs[k].empty()) return FusionRole::None;  // Mean and InvStdDev: the runtime's kernel computes them
+// LayerNormalization and RMSNormalization of floats along the last axis, their attributes of the
+// kinds ONNX gives them and stash_type float: a row kernel of reductions.
+FusionRole normaliser_role(const Node& n, const stage0::Stage0Result& st) {
   const Attribute* axis = n.attr("axis");
   const Attribute* eps = n.attr("epsilon");
   const Attribute* stash = n.attr("stash_type");
@@ -164,19 +174,35 @@ FusionRole layer_norm_role(const Node& n, const stage0::Stage0Result& st) {
   return reads_float_rows(n, st, axis ? axis->i : -1) ? FusionRole::LayerNormaliser : FusionRole::None;
 }
 
-// ONNX's definition: d = x - mean(x), then d / sqrt(mean(d * d) + epsilon) * scale + bias.
-RowNormalisation compose_layer_norm(Expression& e, const Node&) {
+// A LayerNormalization whose Mean and InvStdDev nothing reads; any other the runtime's.
+FusionRole layer_norm_role(const Node& n, const stage0::Stage0Result& st) {
+  if (n.inputs.size() < 2 || n.inputs[1].empty()) return FusionRole::None;
+  for (std::size_t k = 1; k < n.outputs.size(); ++k)
+    if (!n.outputs[k].empty()) return FusionRole::None;  // Mean and InvStdDev: the runtime's kernel computes them
+  return normaliser_role(n, st);
+}
+
+// ONNX's definitions: LayerNormalization's d = x - mean(x), RMSNormalization's d = x; then
+// d / sqrt(mean(d * d) + epsilon) * scale (+ bias).
+RowNormalisation compose_normaliser(Expression& e, const Node& n) {
   constexpr ElementType F = ElementType::F32;
   LowerContext& cx = e.context();
   const TensorInfo out = cx.info(cx.node->outputs.at(0));
   const int x = e.operand(cx.in(0), out.axes);
-  const int d = e.op("Sub", {x, e.reduce("ReduceMean", x)}, F);
+  const int d = n.op_type == "LayerNormalization" ? e.op("Sub", {x, e.reduce("ReduceMean", x)}, F) : x;
   const int variance = e.reduce("ReduceMean", e.op("Mul", {d, d}, F));
   const int epsilon = e.number(static_cast<double>(cx.attr_float("epsilon", 1e-5f)), F);
   const int inverse = e.op("Reciprocal", {e.op("Sqrt", {e.op("Add", {variance, epsilon}, F)}, F)}, F);
   int y = e.op("Mul", {e.op("Mul", {d, inverse}, F), e.input(1, out.axes, F)}, F);
   if (cx.has(2)) e.op("Add", {y, e.input(2, out.axes, F)}, F);
   return RowNormalisation::None;
+}
+
+void lower_rms_norm(LowerContext& cx, const Node&) {
+  if (cx.info(cx.in(0)).elem != ElementType::F32 || cx.info(cx.in(1)).elem != ElementType::F32) cx.error("RMSNormalization is computed in float");
+  cx.call("rms_normalization", {},
+          {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)), Arg::of_index(cx.attr_int("axis", -1), "axis"),
+           Arg::of_float(cx.attr_float("epsilon", 1e-5f), "epsilon")});
 }
 
 void lower_hardmax(LowerContext& cx, const Node& n) {
@@ -288,7 +314,9 @@ void register_normalization(std::vector<Operator>& r) {
   r.push_back({.op_type = "MeanVarianceNormalization", .infer = mean_variance_norm, .name_axes = name_like_input,
                .lower = lower_mean_variance_norm, .in_scope = true});
   r.push_back({.op_type = "LayerNormalization", .infer = layer_norm, .name_axes = name_layer_norm, .lower = lower_layer_norm,
-               .fusion_role = layer_norm_role, .compose = compose_layer_norm, .in_scope = true});
+               .fusion_role = layer_norm_role, .compose = compose_normaliser, .in_scope = true});
+  r.push_back({.op_type = "RMSNormalization", .infer = rms_norm, .name_axes = name_layer_norm, .lower = lower_rms_norm,
+               .fusion_role = normaliser_role, .compose = compose_normaliser, .in_scope = true});
 }
 
 }  // namespace loam::ops

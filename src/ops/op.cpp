@@ -119,6 +119,7 @@ const OperatorTable& operators() {
     register_reduce(all);
     register_normalization(all);
     register_resize(all);
+    register_rotary_embedding(all);
     register_recurrent(all);
     // If: stage 0, axis naming and lowering run its branches themselves (a block of forward each).
     all.push_back({.domain = "", .op_type = "If", .in_scope = true});

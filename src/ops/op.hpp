@@ -55,6 +55,7 @@ void register_matmul(std::vector<Operator>& operators);
 void register_reduce(std::vector<Operator>& operators);
 void register_normalization(std::vector<Operator>& operators);
 void register_resize(std::vector<Operator>& operators);
+void register_rotary_embedding(std::vector<Operator>& operators);
 void register_recurrent(std::vector<Operator>& operators);
 
 // What several families' records share: the operand lists, and the axis-naming rules of an

@@ -43,7 +43,7 @@ enum class FusionRole : std::uint8_t {
   Elementwise,      // one value per element: a generated kernel's expression, fused into its reader's
   RowReduction,     // a float reduction along the last axis: a scalar of the row of its reader's kernel
   RowNormaliser,    // Softmax or LogSoftmax along the last axis: a row kernel, or two reductions in its reader's
-  LayerNormaliser,  // LayerNormalization along the last axis: a row kernel of reductions
+  LayerNormaliser,  // LayerNormalization or RMSNormalization along the last axis: a row kernel of reductions
   Contraction,      // Conv, MatMul, Gemm: a packed weight, a bias and Relu in its store, an epilogue kernel
 };
 

@@ -54,6 +54,37 @@ TEST(Gather, RefusesAnOutOfRangeIndexNamingTheTensor) {
   }
 }
 
+// Cosine 0 and sine 1 turn each pair (x1, x2) into (-x2, x1); cosine 1 and sine 0 leave it. The
+// channels past the caches' pairs pass unchanged.
+TEST(RotaryEmbedding, RotatesPairsByPositionAndRefusesAPositionOutsideTheCaches) {
+  struct Head {};
+  struct Pos {};
+  struct Half {};
+  // [batch 1, sequence 2, hidden 6] as one head of 6 channels, the first 4 rotated.
+  Tensor<float, Axes<Batch, Seq, Head>> x({1, 2, 6}, {1, 2, 3, 4, 5, 6, 10, 20, 30, 40, 50, 60});
+  Tensor<float, Axes<Pos, Half>> cos({3, 2}, {1, 1, 0, 0, 1, 0});
+  Tensor<float, Axes<Pos, Half>> sin({3, 2}, {0, 0, 1, 1, 0, 1});
+  Tensor<std::int64_t, Axes<Batch, Seq>> at({1, 2}, {1, 0});
+  // Halves: channel i pairs with i + 2. Position 1 turns (1, 3) and (2, 4); position 0 leaves.
+  EXPECT_EQ(values(cpu.rotary_embedding_at(x, cos, sin, at, false, 1)), (std::vector<float>{-3, -4, 1, 2, 5, 6, 10, 20, 30, 40, 50, 60}));
+  // Interleaved: channel 2i pairs with 2i + 1. Position 2 turns only the second pair.
+  Tensor<std::int64_t, Axes<Batch, Seq>> second({1, 2}, {2, 2});
+  EXPECT_EQ(values(cpu.rotary_embedding_at(x, cos, sin, second, true, 1)), (std::vector<float>{1, 2, -4, 3, 5, 6, 10, 20, -40, 30, 50, 60}));
+  // Two heads of 3 channels, the caches per (batch, sequence), one pair each.
+  Tensor<float, Axes<Batch, Seq, Half>> c3({1, 2, 1}, {0, 1}), s3({1, 2, 1}, {1, 0});
+  EXPECT_EQ(values(cpu.rotary_embedding(x, c3, s3, false, 2)), (std::vector<float>{-2, 1, 3, -5, 4, 6, 10, 20, 30, 40, 50, 60}));
+  for (std::int64_t bad : {std::int64_t{3}, std::int64_t{-1}}) {
+    Tensor<std::int64_t, Axes<Batch, Seq>> ids({1, 2}, {0, bad});
+    try {
+      (void)cpu.rotary_embedding_at(x, cos, sin, ids, false, 1, "position_ids");
+      ADD_FAILURE() << "position " << bad << " was not refused";
+    } catch (const KernelRefusal& e) {
+      EXPECT_EQ(e.error().input, "position_ids");
+      EXPECT_NE(std::string(e.what()).find("position " + std::to_string(bad)), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Range, CountsAsOnnxDoes) {
   EXPECT_EQ(values(cpu.range<Axes<Seq>>(std::int64_t{0}, std::int64_t{5}, std::int64_t{2})), (std::vector<std::int64_t>{0, 2, 4}));
   EXPECT_EQ(values(cpu.range<Axes<Seq>>(std::int64_t{5}, std::int64_t{0}, std::int64_t{-2})), (std::vector<std::int64_t>{5, 3, 1}));
