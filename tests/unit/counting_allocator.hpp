@@ -23,7 +23,12 @@ void* operator new(std::size_t n, std::align_val_t a) {
   if (void* p = std::aligned_alloc(align, (n + align - 1) / align * align)) return p;
   throw std::bad_alloc();
 }
+// These operator new allocate with malloc, so free is their match; GCC, seeing free on what an
+// operator new returned, warns of a mismatch it cannot see is none.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop

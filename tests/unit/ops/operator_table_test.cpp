@@ -38,8 +38,12 @@ TEST(OperatorTable, ARecordInScopeIsWhole) {
   // A role is its operator's: a record composes exactly when it has a role a kernel's expression takes.
   for (const auto& o : operators().all()) {
     SCOPED_TRACE(std::string(o.domain) + "." + std::string(o.op_type));
-    if (o.compose) EXPECT_NE(o.fusion_role, nullptr);
-    if (o.unary || o.binary) EXPECT_NE(o.compose, nullptr);
+    if (o.compose) {
+      EXPECT_NE(o.fusion_role, nullptr);
+    }
+    if (o.unary || o.binary) {
+      EXPECT_NE(o.compose, nullptr);
+    }
   }
 }
 
