@@ -14,10 +14,13 @@ namespace loam::loom {
 
 class Lanes {
  public:
-  // lanes 0: scalars.
-  Lanes(Builder& b, int lanes) : b_(b), lanes_(lanes) {}
+  // lanes 0: scalars. `real` is the float format a float form computes in (f32 or f64).
+  Lanes(Builder& b, int lanes, Scalar real = Scalar::F32) : b_(b), lanes_(lanes), real_(real) {}
 
   int lanes() const { return lanes_; }
+  Scalar real_type() const { return real_; }
+  // The same lane form computing in another float format.
+  Lanes in_real(Scalar real) const { return Lanes(b_, lanes_, real); }
   Builder& builder() const { return b_; }
 
   Type type(Scalar s) const { return lanes_ ? Type::shaped(TypeKind::Vector, {Extent::of(lanes_)}, s) : Type::scalar(s); }
@@ -28,6 +31,11 @@ class Lanes {
     return b_.value("vector.splat", {scalar}, "k", type(s));
   }
   Value* f32(double v) const { return splat(b_.constant(Scalar::F32, std::bit_cast<std::uint32_t>(static_cast<float>(v)), "k"), Scalar::F32); }
+  // A constant of the float format, v rounded to it.
+  Value* real(double v) const {
+    if (real_ == Scalar::F32) return f32(v);
+    return splat(b_.constant(real_, float_bits(v, real_), "k"), real_);
+  }
   Value* i64(std::int64_t v) const { return splat(b_.constant(Scalar::I64, static_cast<std::uint64_t>(v), "k"), Scalar::I64); }
   Value* boolean(bool v) const { return splat(b_.constant(Scalar::I1, v ? 1 : 0, "k"), Scalar::I1); }
 
@@ -50,6 +58,7 @@ class Lanes {
  private:
   Builder& b_;
   int lanes_;
+  Scalar real_;
 };
 
 }  // namespace loam::loom

@@ -15,6 +15,7 @@
 #include "loom/syntax.hpp"
 #include "lower/context.hpp"
 #include "lower/expression.hpp"
+#include "ops/op.hpp"
 #include "ops/operator.hpp"
 #include "ops/unary.hpp"
 
@@ -29,6 +30,7 @@ double Expression::attribute(const ops::ElementwiseAttribute& a) const {
 ElementType Expression::compute_of(ElementType t) const {
   const std::string s = cx_.compute_type(t);
   if (s == "float") return ElementType::F32;
+  if (s == "double") return ElementType::F64;
   if (s == "std::int64_t") return ElementType::I64;
   if (s == "bool") return ElementType::Bool;
   cx_.error(std::string("element type ") + element_type_name(t) + " has no elementwise kernel");
@@ -88,7 +90,7 @@ int Expression::reduce(const std::string& reduction, int value) { return push(Ex
 
 std::optional<double> Expression::float_constant(int value) const {
   const ExprValue& v = values_.at(static_cast<std::size_t>(value));
-  if (v.kind != ExprValue::Kind::Constant || v.type != ElementType::F32) return std::nullopt;
+  if (v.kind != ExprValue::Kind::Constant || !ops::is_float_type(v.type)) return std::nullopt;
   return v.number;
 }
 

@@ -9,6 +9,7 @@
 #include "loom/builder.hpp"
 #include "loom/lanes.hpp"
 #include "ops/binary.hpp"
+#include "ops/op.hpp"
 #include "ops/unary.hpp"
 #include "support/error.hpp"
 
@@ -25,9 +26,10 @@ using stage0::Extent;
 loom::Scalar loom_scalar(ElementType t) {
   switch (t) {
     case ElementType::F32: return Scalar::F32;
+    case ElementType::F64: return Scalar::F64;
     case ElementType::I64: return Scalar::I64;
     case ElementType::Bool: return Scalar::I1;
-    default: fail(std::string("an elementwise kernel computes in f32, i64 or bool, not ") + element_type_name(t));
+    default: fail(std::string("an elementwise kernel computes in f32, f64, i64 or bool, not ") + element_type_name(t));
   }
 }
 
@@ -109,21 +111,26 @@ class ExprEmitter : public loom::Lanes {
   }
   Value* select(Value* c, Value* a, Value* b, ElementType t) const { return select(c, a, b, loom_scalar(t)); }
 
+  // The lane form computing in compute type t: a float form computes in t's float format.
+  Lanes in(ElementType t) const { return in_real(ops::is_float_type(t) ? loom_scalar(t) : Scalar::F32); }
+
   // `x != 0` as an i1, for the logical operators' operands.
   Value* truth(Value* x, ElementType t) {
     if (t == ElementType::Bool) return x;
-    if (t == ElementType::F32) return cmpf(UNE, x, f32(0));
+    if (ops::is_float_type(t)) return cmpf(UNE, x, in(t).real(0));
     return cmpi(NE, x, i64(0));
   }
 
   Value* cast(Value* x, ElementType from, ElementType to) {
     if (from == to) return x;
     if (to == ElementType::Bool) return truth(x, from);
-    if (from == ElementType::Bool) return op(to == ElementType::F32 ? "uitofp" : "extui", {x}, to, "cast");
-    if (to == ElementType::F32) return op("sitofp", {x}, to, "cast");
-    // f32 to i64: toward zero; NaN and values past int64 give INT64_MIN, as x86's conversion does.
+    if (from == ElementType::Bool) return op(ops::is_float_type(to) ? "uitofp" : "extui", {x}, to, "cast");
+    if (ops::is_float_type(from) && ops::is_float_type(to)) return op("convertf", {x}, to, "cast");
+    if (ops::is_float_type(to)) return op("sitofp", {x}, to, "cast");
+    // A float to i64: toward zero; NaN and values past int64 give INT64_MIN, as x86's conversion does.
+    const Lanes f = in(from);
     Value* in_range = builder().value(prefix() + "andi",
-                               {cmpf(OGE, x, f32(-9223372036854775808.0)), cmpf(OLT, x, f32(9223372036854775808.0))}, "cmp",
+                               {cmpf(OGE, x, f.real(-9223372036854775808.0)), cmpf(OLT, x, f.real(9223372036854775808.0))}, "cmp",
                                type(ElementType::Bool));
     return select(in_range, op("fptosi", {x}, to, "cast"), i64(std::numeric_limits<std::int64_t>::min()), to);
   }
@@ -132,16 +139,16 @@ class ExprEmitter : public loom::Lanes {
     const std::string& o = v.op;
     const ElementType rt = v.type;
     if (const ops::UnaryOp* u = v.unary) {
-      const ops::UnaryOp::Form& form = t[0] == ElementType::F32 ? u->f32 : t[0] == ElementType::I64 ? u->i64 : u->i1;
+      const ops::UnaryOp::Form& form = u->form(t[0]);
       if (!form) fail(std::string("the elementwise operator ") + o + " is not defined on " + element_type_name(t[0]));
-      return form(*this, a[0], v.p, v.q);
+      return form(in(t[0]), a[0], v.p, v.q);
     }
     if (const ops::BinaryOp* bin = v.binary) {
       // Logic reads its operands as truth values; the rest compute in the first operand's type.
       if (bin->family == ops::BinaryOp::Family::Logic) return bin->i1(*this, truth(a[0], t[0]), truth(a[1], t[1]), v.p);
-      const ops::BinaryOp::Form& form = t[0] == ElementType::F32 ? bin->f32 : t[0] == ElementType::I64 ? bin->i64 : bin->i1;
+      const ops::BinaryOp::Form& form = bin->form(t[0]);
       if (!form) fail(std::string("the elementwise operator ") + o + " is not defined on " + element_type_name(t[0]));
-      return form(*this, a[0], a[1], v.p);
+      return form(in(t[0]), a[0], a[1], v.p);
     }
     if (o == "Cast") return cast(a[0], t[0], rt);
     if (o == "Where") return select(a[0], a[1], a[2], rt);
@@ -231,7 +238,9 @@ class RowExpression {
       } else if (v.kind == ExprValue::Kind::Operand) {
         values[i] = load(e, v, c, lanes);
       } else if (v.kind == ExprValue::Kind::Constant) {
-        values[i] = v.type == ElementType::F32 ? e.f32(v.number) : v.type == ElementType::I64 ? e.i64(v.integer) : e.boolean(v.integer != 0);
+        values[i] = ops::is_float_type(v.type)               ? e.in(v.type).real(v.number)
+                    : v.type == ElementType::I64 ? e.i64(v.integer)
+                                                 : e.boolean(v.integer != 0);
       } else if (v.kind == ExprValue::Kind::Reduce) {
         fail("kernel " + k_.symbol + ": a reduction is read before the row computes it");
       } else {

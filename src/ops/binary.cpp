@@ -19,13 +19,16 @@ using stage0::Extent;
 using stage0::Proof;
 using stage0::prove_nonnegative;
 using Family = BinaryOp::Family;
-constexpr Scalar F = Scalar::F32;
 constexpr Scalar I = Scalar::I64;
 constexpr Scalar B = Scalar::I1;
 
 // One Loom operation of the lane form on x and y, giving `s`.
 BinaryOp::Form direct(const char* op, Scalar s) {
   return [op, s](const Lanes& l, Value* x, Value* y, double) { return l.op(op, {x, y}, s); };
+}
+// The same on floats, giving the lanes' float format.
+BinaryOp::Form direct_real(const char* op) {
+  return [op](const Lanes& l, Value* x, Value* y, double) { return l.op(op, {x, y}, l.real_type()); };
 }
 BinaryOp::Form compare_f(int predicate) {
   return [predicate](const Lanes& l, Value* x, Value* y, double) { return l.cmpf(predicate, x, y); };
@@ -114,7 +117,7 @@ BinaryOp arithmetic(std::string_view name, const char* f32_op, const char* i64_o
   BinaryOp o;
   o.name = name;
   o.leaves_range = true;
-  o.f32 = direct(f32_op, F);
+  o.real = direct_real(f32_op);
   o.i64 = direct(i64_op, I);
   o.fold_f32 = [f = std::move(fold_f32)](float x, float y, double) { return f(x, y); };
   o.fold_i64 = [f = std::move(fold_i64)](const Extent& x, const Extent& y, double, const BinaryOp::Refuse&) {
@@ -128,7 +131,7 @@ BinaryOp comparison(std::string_view name, int float_predicate, int int_predicat
   BinaryOp o;
   o.name = name;
   o.family = Family::Comparison;
-  o.f32 = compare_f(float_predicate);
+  o.real = compare_f(float_predicate);
   o.i64 = compare_i(int_predicate);
   o.fold_f32 = [f = std::move(fold_f32)](float x, float y, double) { return f(x, y) ? 1.f : 0.f; };
   o.fold_i64 = [f = std::move(fold_i64)](const Extent& x, const Extent& y, double, const BinaryOp::Refuse&) { return f(x, y); };
@@ -157,7 +160,7 @@ std::vector<BinaryOp> table() {
   BinaryOp o;
   o.name = "Div";
   o.leaves_range = true;
-  o.f32 = direct("divf", F);
+  o.real = direct_real("divf");
   o.i64 = [](const Lanes& l, Value* x, Value* y, double) {
     // INT64_MIN / -1 wraps to INT64_MIN, as int64 arithmetic does; a zero divisor stops the run.
     Value* overflow = l.op("andi", {l.cmpi(Lanes::EQ, x, l.i64(std::numeric_limits<std::int64_t>::min())), l.cmpi(Lanes::EQ, y, l.i64(-1))}, B, "cmp");
@@ -170,16 +173,16 @@ std::vector<BinaryOp> table() {
   o = {};
   o.name = "Mod";
   o.attributes = {{"fmod", 0, true}};
-  o.f32 = [](const Lanes& l, Value* x, Value* y, double fmod) {
-    Value* r = l.op("remf", {x, y}, F);  // C's fmod: the dividend's sign
+  o.real = [](const Lanes& l, Value* x, Value* y, double fmod) {
+    Value* r = l.op("remf", {x, y}, l.real_type());  // C's fmod: the dividend's sign
     if (fmod != 0) return r;
     // fmod = 0 (defined on floats since opset 28): x - floor(x / y) * y, the divisor's sign. A
     // remainder of the other sign moves by the divisor; a zero takes the divisor's sign.
-    Value* y_negative = l.cmpf(Lanes::OLT, y, l.f32(0));
-    Value* other_sign = l.op("xori", {l.cmpf(Lanes::OLT, r, l.f32(0)), y_negative}, B, "cmp");
-    Value* moves = l.op("andi", {l.cmpf(Lanes::UNE, r, l.f32(0)), other_sign}, B, "cmp");
-    Value* zero = l.select(y_negative, l.op("negf", {l.f32(0)}, F), l.f32(0), F);
-    return l.select(moves, l.op("addf", {r, y}, F), l.select(l.cmpf(Lanes::OEQ, r, l.f32(0)), zero, r, F), F);
+    Value* y_negative = l.cmpf(Lanes::OLT, y, l.real(0));
+    Value* other_sign = l.op("xori", {l.cmpf(Lanes::OLT, r, l.real(0)), y_negative}, B, "cmp");
+    Value* moves = l.op("andi", {l.cmpf(Lanes::UNE, r, l.real(0)), other_sign}, B, "cmp");
+    Value* zero = l.select(y_negative, l.op("negf", {l.real(0)}, l.real_type()), l.real(0), l.real_type());
+    return l.select(moves, l.op("addf", {r, y}, l.real_type()), l.select(l.cmpf(Lanes::OEQ, r, l.real(0)), zero, r, l.real_type()), l.real_type());
   };
   o.i64 = [](const Lanes& l, Value* x, Value* y, double fmod) {
     Value* r = l.op("remsi", {x, y}, I);
@@ -210,7 +213,7 @@ std::vector<BinaryOp> table() {
   o.name = "Pow";
   o.leaves_range = true;
   o.own_exponent = true;
-  o.f32 = direct("powf", F);
+  o.real = direct_real("powf");
   o.i64 = [](const Lanes& l, Value* x, Value* y, double) { return int_pow(l, x, y); };
   o.fold_f32 = [](float x, float y, double) { return std::pow(x, y); };
   o.fold_i64 = [](const Extent& x, const Extent& y, double, const BinaryOp::Refuse&) { return int_pow_fold(x, y); };
@@ -220,7 +223,7 @@ std::vector<BinaryOp> table() {
   o.name = "PRelu";  // x below 0 times its slope
   o.shape_of_first = true;
   o.leaves_range = true;  // -100 * 2 in int8
-  o.f32 = [](const Lanes& l, Value* x, Value* slope, double) { return l.select(l.cmpf(Lanes::OLT, x, l.f32(0)), l.op("mulf", {x, slope}, F), x, F); };
+  o.real = [](const Lanes& l, Value* x, Value* slope, double) { return l.select(l.cmpf(Lanes::OLT, x, l.real(0)), l.op("mulf", {x, slope}, l.real_type()), x, l.real_type()); };
   o.i64 = [](const Lanes& l, Value* x, Value* slope, double) { return l.select(l.cmpi(Lanes::SLT, x, l.i64(0)), l.op("muli", {x, slope}, I), x, I); };
   o.fold_f32 = [](float x, float slope, double) { return x < 0 ? x * slope : x; };
   t.push_back(o);
@@ -230,7 +233,7 @@ std::vector<BinaryOp> table() {
     o = {};
     o.name = is_min ? "Min" : "Max";
     o.variadic = true;
-    o.f32 = direct(is_min ? "minf" : "maxf", F);
+    o.real = direct_real(is_min ? "minf" : "maxf");
     o.i64 = direct(is_min ? "minsi" : "maxsi", I);
     o.fold_f32 = [is_min](float r, float x, double) { return std::isnan(x) || std::isnan(r) ? NAN : (is_min ? std::min(r, x) : std::max(r, x)); };
     o.fold_i64 = [is_min](const Extent& r, const Extent& x, double, const BinaryOp::Refuse&) { return clamp(r, x, is_min); };
@@ -243,7 +246,7 @@ std::vector<BinaryOp> table() {
   o.name = "Mean";  // on floats only
   o.variadic = true;
   o.mean = true;
-  o.f32 = direct("addf", F);
+  o.real = direct_real("addf");
   o.fold_f32 = [](float x, float y, double) { return x + y; };
   t.push_back(o);
 
@@ -361,14 +364,14 @@ RowNormalisation compose_binary(Expression& e, const Node& n) {
   // exponent is cast to the base's type.
   ElementType compute = e.type_of(leaf[0]);
   if (op == "Pow" && leaf.size() == 2 && e.type_of(leaf[0]) != e.type_of(leaf[1])) {
-    if (e.type_of(leaf[0]) == ElementType::I64 && e.type_of(leaf[1]) == ElementType::F32) {
-      leaf[0] = e.op("Cast", {leaf[0]}, ElementType::F32);
-      compute = ElementType::F32;
+    if (e.type_of(leaf[0]) == ElementType::I64 && is_float_type(e.type_of(leaf[1]))) {
+      compute = e.type_of(leaf[1]);
+      leaf[0] = e.op("Cast", {leaf[0]}, compute);
     } else {
       leaf[1] = e.op("Cast", {leaf[1]}, e.type_of(leaf[0]));
     }
   }
-  if (op == "Pow" && leaf.size() == 2 && compute == ElementType::F32 && e.compute_of(out.elem) == ElementType::F32) {
+  if (op == "Pow" && leaf.size() == 2 && is_float_type(compute) && e.compute_of(out.elem) == compute) {
     // x^2 and x^3 as products (onnxruntime's too): exact for 2, within an ulp of pow for 3, and a
     // vector multiply where pow is a call per lane (GELU's cube, a LayerNorm's square).
     const auto exponent = e.float_constant(leaf[1]);
@@ -393,7 +396,7 @@ RowNormalisation compose_binary(Expression& e, const Node& n) {
     }
   }
   // The table's form for the compute type; none (Mean of integers, BitShift) refuses by name.
-  const BinaryOp::Form& form = compute == ElementType::F32 ? bin.f32 : compute == ElementType::I64 ? bin.i64 : bin.i1;
+  const BinaryOp::Form& form = bin.form(compute);
   if (!form) cx.error(std::string("no kernel computes ") + op + " on " + element_type_name(cx.info(cx.in(present[0])).elem) + " elements");
   const double p = bin.attributes.empty() ? 0 : e.attribute(bin.attributes[0]);
   const ElementType value_type = bin.bool_result() ? ElementType::Bool : compute;
@@ -401,7 +404,7 @@ RowNormalisation compose_binary(Expression& e, const Node& n) {
   for (std::size_t k = 1; k < leaf.size(); ++k) acc = e.op(op, {acc, leaf[k]}, value_type, p);
   if (bin.mean && leaf.size() > 1) acc = e.op("Mul", {acc, e.number(1.0 / static_cast<double>(leaf.size()), compute)}, compute);
   if (leaf.size() == 1) acc = e.op("Identity", {acc}, value_type);
-  if (value_type == ElementType::F32 && e.compute_of(out.elem) == ElementType::I64) acc = e.op("Cast", {acc}, ElementType::I64);
+  if (is_float_type(value_type) && e.compute_of(out.elem) == ElementType::I64) acc = e.op("Cast", {acc}, ElementType::I64);
   if (is_narrow_integer(out.elem) && bin.leaves_range) e.wrapped(acc, out.elem);
   return RowNormalisation::None;
 }
@@ -424,7 +427,7 @@ void register_binary(std::vector<Operator>& rules) {
   // name when it is composed.
   for (const auto& b : binary_ops())
     rules.push_back({.op_type = b.name, .infer = binary_rule, .name_axes = name_broadcast, .fusion_role = elementwise_role,
-                     .compose = compose_binary, .constant_operand = binary_constant_operand, .keeps_narrow_range = static_cast<bool>(b.i64), .in_scope = b.f32 || b.i64 || b.i1,
+                     .compose = compose_binary, .constant_operand = binary_constant_operand, .keeps_narrow_range = static_cast<bool>(b.i64), .in_scope = b.real || b.i64 || b.i1,
                      .binary = &b});
 }
 

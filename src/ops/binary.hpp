@@ -1,6 +1,6 @@
 // The binary and variadic elementwise operators (arithmetic, comparisons, logic: Add, Pow, Mod,
 // Less, And, Sum, PRelu, ...), each defined once in binary.cpp: the attribute it reads, its result
-// type, its Loom forms on f32, i64 and i1 lanes, and its value at build time. Stage 0's shape rule
+// type, its Loom forms on float, i64 and i1 lanes, and its value at build time. Stage 0's shape rule
 // and fold, axis naming, the lowering to a generated kernel, the kernel's Loom code and
 // `test-case`'s scope all read this table, as they read unary.hpp's.
 #pragma once
@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "graph/graph.hpp"
 #include "loom/lanes.hpp"
 #include "ops/unary.hpp"
 #include "stage0/extent.hpp"
@@ -41,11 +42,13 @@ struct BinaryOp {
   bool leaves_range = false;   // an integer result can leave a narrow type's range (Add, Mul, Pow)
   bool own_exponent = false;   // Pow: the second operand may have another element type (ONNX's T1)
   bool shape_of_first = false; // PRelu: the second broadcasts to the first, whose shape the result has
-  Form f32, i64, i1;           // the forms on float, integer and bool lanes where ONNX defines them
+  Form real, i64, i1;          // on float (f32 or f64: the lanes' float format), integer and bool lanes where ONNX defines them
   std::function<float(float x, float y, double p)> fold_f32;
   IntFold fold_i64;
 
   bool bool_result() const { return family != Family::Arithmetic; }
+  // The form computing in compute type t (f32, f64, i64 or bool); empty where ONNX defines none.
+  const Form& form(ElementType t) const { return t == ElementType::I64 ? i64 : t == ElementType::Bool ? i1 : real; }
 };
 
 // The operator of the default domain named `op`, or nullptr.

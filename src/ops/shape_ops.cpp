@@ -36,14 +36,16 @@ void decode_tensor(OpContext& c, const TensorData& t, const std::string& what, s
   auto count = t.element_count();
   std::size_t size = element_size(t.elem);
   switch (t.elem) {
-    case ElementType::F32: case ElementType::F16: case ElementType::BF16: case ElementType::I32:
-    case ElementType::I64: case ElementType::Bool: break;
+    case ElementType::F32: case ElementType::F16: case ElementType::BF16: case ElementType::F64:
+    case ElementType::I32: case ElementType::I64: case ElementType::Bool: break;
     default: c.error(what + " holds " + element_type_name(t.elem) + " elements, which the build does not carry");
   }
   if (!t.has_data) c.error(what + " carries no data");
   if (!count || t.data.size() != static_cast<std::size_t>(*count) * size)
     c.error(what + " holds " + std::to_string(t.data.size()) + " bytes, not what its shape needs");
-  if (*count > kFoldLimit) return;  // a large constant is a weight the module embeds (lower_constant)
+  // A large constant is a weight the module embeds (lower_constant); so is a double one, whose
+  // values the build's float folding would round.
+  if (*count > kFoldLimit || t.elem == ElementType::F64) return;
   const std::byte* p = t.data.data();
   if (is_float_type(t.elem)) {
     std::vector<float> f(static_cast<std::size_t>(*count));
@@ -283,7 +285,7 @@ void register_shape_ops(std::vector<Operator>& r) {
   r.push_back({.op_type = "Shape", .infer = shape_op, .name_axes = name_created, .data_operands = no_inputs, .in_scope = true});
   r.push_back({.op_type = "Size", .infer = size_op, .name_axes = name_created, .data_operands = no_inputs, .in_scope = true});
   r.push_back({.op_type = "Constant", .infer = constant, .name_axes = name_created, .data_operands = no_inputs,
-               .lower = lower_constant, .in_scope = true});
+               .lower = lower_constant, .computes_double = true, .in_scope = true});
   r.push_back({.op_type = "ConstantOfShape", .infer = constant_of_shape, .name_axes = name_created, .data_operands = no_inputs,
                .lower = lower_constant_of_shape, .keeps_narrow_range = true, .in_scope = true});
   r.push_back({.op_type = "Range", .infer = range, .name_axes = name_created, .data_operands = no_inputs, .lower = lower_range,

@@ -15,28 +15,27 @@ using loom::Lanes;
 using loom::Scalar;
 using loom::Value;
 using stage0::Extent;
-constexpr Scalar F = Scalar::F32;
 constexpr Scalar I = Scalar::I64;
 
 // One Loom operation of the lane form on x.
 UnaryOp::Form direct(const char* op) {
-  return [op](const Lanes& l, Value* x, double, double) { return l.op(op, {x}, F); };
+  return [op](const Lanes& l, Value* x, double, double) { return l.op(op, {x}, l.real_type()); };
 }
 
 // log(1 + e^x), which is x to float's precision above 20.
 Value* softplus(const Lanes& l, Value* x) {
-  return l.select(l.cmpf(Lanes::OGT, x, l.f32(20)), x, l.op("log1p", {l.op("exp", {x}, F)}, F), F);
+  return l.select(l.cmpf(Lanes::OGT, x, l.real(20)), x, l.op("log1p", {l.op("exp", {x}, l.real_type())}, l.real_type()), l.real_type());
 }
 
 // max(0, min(1, alpha * x + beta)).
 Value* hard_sigmoid(const Lanes& l, Value* x, double alpha, double beta) {
-  return l.op("maxf", {l.f32(0), l.op("minf", {l.f32(1), l.op("addf", {l.op("mulf", {l.f32(alpha), x}, F), l.f32(beta)}, F)}, F)}, F);
+  return l.op("maxf", {l.real(0), l.op("minf", {l.real(1), l.op("addf", {l.op("mulf", {l.real(alpha), x}, l.real_type()), l.real(beta)}, l.real_type())}, l.real_type())}, l.real_type());
 }
 
 UnaryOp math(std::string_view name, const char* loom_op, std::function<float(float)> fold = {}) {
   UnaryOp u;
   u.name = name;
-  u.f32 = direct(loom_op);
+  u.real = direct(loom_op);
   u.fold_f32 = std::move(fold);
   return u;
 }
@@ -49,7 +48,7 @@ std::vector<UnaryOp> table() {
   u = {};
   u.name = "Neg";
   u.leaves_range = true;  // -(-128) is 128
-  u.f32 = direct("negf");
+  u.real = direct("negf");
   u.i64 = [](const Lanes& l, Value* x, double, double) { return l.op("subi", {l.i64(0), x}, I); };
   u.fold_f32 = [](float x) { return -x; };
   u.fold_i64 = [](const Extent& x) { return std::optional<Extent>(-x); };
@@ -58,7 +57,7 @@ std::vector<UnaryOp> table() {
   u = {};
   u.name = "Abs";
   u.leaves_range = true;
-  u.f32 = direct("absf");
+  u.real = direct("absf");
   u.i64 = [](const Lanes& l, Value* x, double, double) {
     return l.select(l.cmpi(Lanes::SLT, x, l.i64(0)), l.op("subi", {l.i64(0), x}, I), x, I);
   };
@@ -72,7 +71,7 @@ std::vector<UnaryOp> table() {
 
   u = {};
   u.name = "Relu";
-  u.f32 = [](const Lanes& l, Value* x, double, double) { return l.op("maxf", {x, l.f32(0)}, F); };
+  u.real = [](const Lanes& l, Value* x, double, double) { return l.op("maxf", {x, l.real(0)}, l.real_type()); };
   u.i64 = [](const Lanes& l, Value* x, double, double) { return l.op("maxsi", {x, l.i64(0)}, I); };
   u.fold_f32 = [](float x) { return x > 0 ? x : 0.f; };
   u.fold_i64 = [](const Extent& x) { return std::optional<Extent>(stage0::max_of(x, Extent(0))); };
@@ -80,8 +79,8 @@ std::vector<UnaryOp> table() {
 
   u = {};
   u.name = "Sign";
-  u.f32 = [](const Lanes& l, Value* x, double, double) {
-    return l.select(l.cmpf(Lanes::OGT, x, l.f32(0)), l.f32(1), l.select(l.cmpf(Lanes::OLT, x, l.f32(0)), l.f32(-1), x, F), F);
+  u.real = [](const Lanes& l, Value* x, double, double) {
+    return l.select(l.cmpf(Lanes::OGT, x, l.real(0)), l.real(1), l.select(l.cmpf(Lanes::OLT, x, l.real(0)), l.real(-1), x, l.real_type()), l.real_type());
   };
   u.i64 = [](const Lanes& l, Value* x, double, double) {
     return l.select(l.cmpi(Lanes::SGT, x, l.i64(0)), l.i64(1), l.select(l.cmpi(Lanes::SLT, x, l.i64(0)), l.i64(-1), l.i64(0), I), I);
@@ -90,7 +89,7 @@ std::vector<UnaryOp> table() {
 
   u = {};
   u.name = "Reciprocal";
-  u.f32 = [](const Lanes& l, Value* x, double, double) { return l.op("divf", {l.f32(1), x}, F); };
+  u.real = [](const Lanes& l, Value* x, double, double) { return l.op("divf", {l.real(1), x}, l.real_type()); };
   u.fold_f32 = [](float x) { return 1.f / x; };
   t.push_back(u);
 
@@ -119,77 +118,77 @@ std::vector<UnaryOp> table() {
   // Activations.
   u = {};
   u.name = "Softplus";
-  u.f32 = [](const Lanes& l, Value* x, double, double) { return softplus(l, x); };
+  u.real = [](const Lanes& l, Value* x, double, double) { return softplus(l, x); };
   t.push_back(u);
 
   u = {};
   u.name = "Softsign";  // x / (1 + |x|)
-  u.f32 = [](const Lanes& l, Value* x, double, double) { return l.op("divf", {x, l.op("addf", {l.f32(1), l.op("absf", {x}, F)}, F)}, F); };
+  u.real = [](const Lanes& l, Value* x, double, double) { return l.op("divf", {x, l.op("addf", {l.real(1), l.op("absf", {x}, l.real_type())}, l.real_type())}, l.real_type()); };
   t.push_back(u);
 
   u = {};
   u.name = "Mish";  // x * tanh(softplus(x))
-  u.f32 = [](const Lanes& l, Value* x, double, double) { return l.op("mulf", {x, l.op("tanh", {softplus(l, x)}, F)}, F); };
+  u.real = [](const Lanes& l, Value* x, double, double) { return l.op("mulf", {x, l.op("tanh", {softplus(l, x)}, l.real_type())}, l.real_type()); };
   t.push_back(u);
 
   u = {};
   u.name = "LeakyRelu";
   u.attributes = {{"alpha", 0.01}};
-  u.f32 = [](const Lanes& l, Value* x, double alpha, double) {
-    return l.select(l.cmpf(Lanes::OGE, x, l.f32(0)), x, l.op("mulf", {l.f32(alpha), x}, F), F);
+  u.real = [](const Lanes& l, Value* x, double alpha, double) {
+    return l.select(l.cmpf(Lanes::OGE, x, l.real(0)), x, l.op("mulf", {l.real(alpha), x}, l.real_type()), l.real_type());
   };
   t.push_back(u);
 
   u = {};
   u.name = "Elu";  // x at or above 0, else alpha * (e^x - 1)
   u.attributes = {{"alpha", 1.0}};
-  u.f32 = [](const Lanes& l, Value* x, double alpha, double) {
-    Value* below = l.op("mulf", {l.f32(alpha), l.op("subf", {l.op("exp", {x}, F), l.f32(1)}, F)}, F);
-    return l.select(l.cmpf(Lanes::OGE, x, l.f32(0)), x, below, F);
+  u.real = [](const Lanes& l, Value* x, double alpha, double) {
+    Value* below = l.op("mulf", {l.real(alpha), l.op("subf", {l.op("exp", {x}, l.real_type()), l.real(1)}, l.real_type())}, l.real_type());
+    return l.select(l.cmpf(Lanes::OGE, x, l.real(0)), x, below, l.real_type());
   };
   t.push_back(u);
 
   u = {};
   u.name = "Selu";  // gamma * x above 0, else gamma * (alpha * e^x - alpha)
   u.attributes = {{"alpha", 1.67326319217681884765625}, {"gamma", 1.05070102214813232421875}};
-  u.f32 = [](const Lanes& l, Value* x, double alpha, double gamma) {
-    Value* below = l.op("subf", {l.op("mulf", {l.f32(alpha), l.op("exp", {x}, F)}, F), l.f32(alpha)}, F);
-    return l.op("mulf", {l.f32(gamma), l.select(l.cmpf(Lanes::OGT, x, l.f32(0)), x, below, F)}, F);
+  u.real = [](const Lanes& l, Value* x, double alpha, double gamma) {
+    Value* below = l.op("subf", {l.op("mulf", {l.real(alpha), l.op("exp", {x}, l.real_type())}, l.real_type()), l.real(alpha)}, l.real_type());
+    return l.op("mulf", {l.real(gamma), l.select(l.cmpf(Lanes::OGT, x, l.real(0)), x, below, l.real_type())}, l.real_type());
   };
   t.push_back(u);
 
   u = {};
   u.name = "Celu";  // max(0, x) + min(0, alpha * (e^(x / alpha) - 1))
   u.attributes = {{"alpha", 1.0}};
-  u.f32 = [](const Lanes& l, Value* x, double alpha, double) {
-    Value* e = l.op("subf", {l.op("exp", {l.op("divf", {x, l.f32(alpha)}, F)}, F), l.f32(1)}, F);
-    return l.op("addf", {l.op("maxf", {l.f32(0), x}, F), l.op("minf", {l.f32(0), l.op("mulf", {l.f32(alpha), e}, F)}, F)}, F);
+  u.real = [](const Lanes& l, Value* x, double alpha, double) {
+    Value* e = l.op("subf", {l.op("exp", {l.op("divf", {x, l.real(alpha)}, l.real_type())}, l.real_type()), l.real(1)}, l.real_type());
+    return l.op("addf", {l.op("maxf", {l.real(0), x}, l.real_type()), l.op("minf", {l.real(0), l.op("mulf", {l.real(alpha), e}, l.real_type())}, l.real_type())}, l.real_type());
   };
   t.push_back(u);
 
   u = {};
   u.name = "ThresholdedRelu";  // x above alpha, else 0
   u.attributes = {{"alpha", 1.0}};
-  u.f32 = [](const Lanes& l, Value* x, double alpha, double) { return l.select(l.cmpf(Lanes::OGT, x, l.f32(alpha)), x, l.f32(0), F); };
+  u.real = [](const Lanes& l, Value* x, double alpha, double) { return l.select(l.cmpf(Lanes::OGT, x, l.real(alpha)), x, l.real(0), l.real_type()); };
   t.push_back(u);
 
   u = {};
   u.name = "HardSigmoid";
   u.attributes = {{"alpha", 0.2}, {"beta", 0.5}};
-  u.f32 = [](const Lanes& l, Value* x, double alpha, double beta) { return hard_sigmoid(l, x, alpha, beta); };
+  u.real = [](const Lanes& l, Value* x, double alpha, double beta) { return hard_sigmoid(l, x, alpha, beta); };
   t.push_back(u);
 
   u = {};
   u.name = "HardSwish";  // x * HardSigmoid(x) with alpha 1/6, beta 1/2
-  u.f32 = [](const Lanes& l, Value* x, double, double) { return l.op("mulf", {x, hard_sigmoid(l, x, 1.0 / 6.0, 0.5)}, F); };
+  u.real = [](const Lanes& l, Value* x, double, double) { return l.op("mulf", {x, hard_sigmoid(l, x, 1.0 / 6.0, 0.5)}, l.real_type()); };
   t.push_back(u);
 
   u = {};
   u.name = "Shrink";  // x + bias below -lambd, x - bias above lambd, else 0
   u.attributes = {{"bias", 0.0}, {"lambd", 0.5}};
-  u.f32 = [](const Lanes& l, Value* x, double bias, double lambd) {
-    Value* above = l.select(l.cmpf(Lanes::OGT, x, l.f32(lambd)), l.op("subf", {x, l.f32(bias)}, F), l.f32(0), F);
-    return l.select(l.cmpf(Lanes::OLT, x, l.f32(-lambd)), l.op("addf", {x, l.f32(bias)}, F), above, F);
+  u.real = [](const Lanes& l, Value* x, double bias, double lambd) {
+    Value* above = l.select(l.cmpf(Lanes::OGT, x, l.real(lambd)), l.op("subf", {x, l.real(bias)}, l.real_type()), l.real(0), l.real_type());
+    return l.select(l.cmpf(Lanes::OLT, x, l.real(-lambd)), l.op("addf", {x, l.real(bias)}, l.real_type()), above, l.real_type());
   };
   t.push_back(u);
 
@@ -209,19 +208,19 @@ std::vector<UnaryOp> table() {
   u = {};
   u.name = "IsNaN";
   u.bool_result = true;
-  u.f32 = [](const Lanes& l, Value* x, double, double) { return l.cmpf(Lanes::UNO, x, x); };
+  u.real = [](const Lanes& l, Value* x, double, double) { return l.cmpf(Lanes::UNO, x, x); };
   t.push_back(u);
 
   u = {};
   u.name = "IsInf";
   u.bool_result = true;
   u.attributes = {{"detect_negative", 1, true}, {"detect_positive", 1, true}};
-  u.f32 = [](const Lanes& l, Value* x, double negative, double positive) {
+  u.real = [](const Lanes& l, Value* x, double negative, double positive) {
     Value* r = nullptr;
     for (const auto& [detect, inf] : {std::pair{positive != 0, std::numeric_limits<double>::infinity()},
                                       std::pair{negative != 0, -std::numeric_limits<double>::infinity()}}) {
       if (!detect) continue;
-      Value* is = l.cmpf(Lanes::OEQ, x, l.f32(inf));
+      Value* is = l.cmpf(Lanes::OEQ, x, l.real(inf));
       r = r ? l.op("ori", {r, is}, Scalar::I1) : is;
     }
     return r ? r : l.boolean(false);
@@ -254,7 +253,7 @@ RowNormalisation compose_unary(Expression& e, const Node& n) {
   for (std::size_t k = 0; k < u.attributes.size() && k < 2; ++k) pq[k] = e.attribute(u.attributes[k]);
   const int x = e.operand(cx.in(0), out.axes);
   const ElementType t = e.type_of(x);
-  if ((t == ElementType::F32 && !u.f32) || (t == ElementType::I64 && !u.i64) || (t == ElementType::Bool && !u.i1))
+  if (!u.form(t))
     cx.error(std::string("no kernel computes ") + n.op_type + " on " + element_type_name(cx.info(cx.in(0)).elem) + " elements");
   const int r = e.op(std::string(u.name), {x}, u.bool_result ? ElementType::Bool : t, pq[0], pq[1]);
   if (is_narrow_integer(out.elem) && u.leaves_range) e.wrapped(r, out.elem);
