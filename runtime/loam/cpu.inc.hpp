@@ -2,7 +2,7 @@
 // kernel's name belongs to one family, so no family hides another's). `Cpu cpu;` runs every kernel
 // on the calling thread; `Cpu cpu(threads)` splits the products, convolutions and windows over that
 // many threads (the caller's among them), with results bit-identical to one thread's.
-struct Cpu : CpuBoundary, CpuProducts, CpuWindows, CpuMovement, CpuResampling, CpuRecurrent, CpuReductions {
+struct Cpu : CpuBoundary, CpuProducts, CpuWindows, CpuMovement, CpuResampling, CpuRecurrent, CpuAttention, CpuReductions {
   Cpu() = default;
   explicit Cpu(int threads) : Cpu(threads > 1 ? std::make_shared<const Workers>(threads) : nullptr) {}
   // Copies share the threads. A move copies too, so the pointer the families read and the

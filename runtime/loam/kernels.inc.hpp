@@ -25,6 +25,8 @@
   OF(resize)                                                                                              \
   /* recurrence: Y and the last states, each result's axes given */                                     \
   OF2(rnn) OF2(gru) OF2(lstm)                                                                             \
+  /* attention: a cache, then Y (and the scores) */                                                       \
+  OF(attention_cache) OF(attention) OF2(attention_scores)                                                 \
   /* reductions and normalisations */                                                                     \
   PLAIN(softmax) PLAIN(log_softmax) PLAIN(softmax_flattened) PLAIN(log_softmax_flattened) OF(reduce_sum)  \
   OF(reduce_mean) OF(reduce_max) OF(reduce_min) OF(reduce_prod) OF(reduce_l1) OF(reduce_l2)               \
@@ -43,4 +45,4 @@
   K(max_pool) K(average_pool) K(global_average_pool) K(global_max_pool) K(conv_transpose) K(transpose)       \
   K(slice) K(split_part) K(concat) K(gather) K(expand) K(tile) K(pad) K(resize) K(softmax) K(log_softmax)    \
   K(batch_normalization) K(instance_normalization) K(group_normalization) K(layer_normalization)       \
-  K(rms_normalization) K(rotary_embedding) K(rotary_embedding_at)
+  K(rms_normalization) K(rotary_embedding) K(rotary_embedding_at) K(attention_cache) K(attention)

@@ -22,6 +22,7 @@ namespace loam_runtime {
 #include "cpu_movement.inc.hpp"
 #include "cpu_resampling.inc.hpp"
 #include "cpu_recurrent.inc.hpp"
+#include "cpu_attention.inc.hpp"
 #include "cpu_reductions.inc.hpp"
 #include "cpu.inc.hpp"
 #include "kernels.inc.hpp"

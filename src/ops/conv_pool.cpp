@@ -371,7 +371,7 @@ void lower_pool(LowerContext& cx, const Node& n) {
 
 void lower_conv_transpose(LowerContext& cx, const Node& n) {
   const TensorInfo x = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
-  if (x.elem != ElementType::F32) cx.error(std::string("the transposed convolution computes float, not ") + element_type_name(x.elem));
+  if (!held_in_float(x.elem)) cx.error(std::string("the transposed convolution computes float, not ") + element_type_name(x.elem));
   const TransposedWindow t = transposed_window(cx.attributes(), cx.value(cx.in(0)).dims, cx.value(cx.in(1)).dims,
                                                [&](const std::string& m) { cx.error(m); });
   std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1))};
@@ -386,7 +386,7 @@ void lower_conv_transpose(LowerContext& cx, const Node& n) {
 
 void lower_global_pool(LowerContext& cx, const Node& n) {
   TensorInfo in = cx.info(cx.in(0)), out = cx.info(n.outputs.at(0));
-  if (in.elem != ElementType::F32) cx.error(std::string("the pool kernels compute in float, not in ") + element_type_name(in.elem));
+  if (!held_in_float(in.elem)) cx.error(std::string("the pool kernels compute in float, not in ") + element_type_name(in.elem));
   cx.call(n.op_type == "GlobalAveragePool" ? "global_average_pool" : "global_max_pool", {TypeArg::of_axes(out.axes)},
           {Arg::of_tensor(cx.in(0))});
 }

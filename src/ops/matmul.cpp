@@ -131,7 +131,8 @@ void lower_matmul(LowerContext& cx, const Node& n) {
     return;
   }
   TensorInfo a = cx.info(cx.in(0)), b = cx.info(cx.in(1)), out = cx.info(n.outputs.at(0));
-  if (a.elem != ElementType::F32 || b.elem != ElementType::F32) cx.error("MatMul computes in float only");
+  if (!held_in_float(a.elem) || !held_in_float(b.elem))
+    cx.error(std::string("MatMul computes in float, not ") + element_type_name(held_in_float(a.elem) ? b.elem : a.elem));
   bool plain = a.axes.size() >= 2 && b.axes.size() >= 2;
   if (plain && a.axes.size() > 2 && b.axes.size() > 2)
     plain = a.axes.size() == b.axes.size() && std::equal(a.axes.begin(), a.axes.end() - 2, b.axes.begin());

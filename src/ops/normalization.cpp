@@ -199,14 +199,14 @@ RowNormalisation compose_normaliser(Expression& e, const Node& n) {
 }
 
 void lower_rms_norm(LowerContext& cx, const Node&) {
-  if (cx.info(cx.in(0)).elem != ElementType::F32 || cx.info(cx.in(1)).elem != ElementType::F32) cx.error("RMSNormalization is computed in float");
+  if (!held_in_float(cx.info(cx.in(0)).elem) || !held_in_float(cx.info(cx.in(1)).elem)) cx.error("RMSNormalization is computed in float");
   cx.call("rms_normalization", {},
           {Arg::of_tensor(cx.in(0)), Arg::of_tensor(cx.in(1)), Arg::of_index(cx.attr_int("axis", -1), "axis"),
            Arg::of_float(cx.attr_float("epsilon", 1e-5f), "epsilon")});
 }
 
 void lower_hardmax(LowerContext& cx, const Node& n) {
-  if (cx.info(cx.in(0)).elem != ElementType::F32) cx.error("Hardmax is computed in float");
+  if (!held_in_float(cx.info(cx.in(0)).elem)) cx.error("Hardmax is computed in float");
   if (n.domain == "loam") cx.call("hardmax_flattened", {}, {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", 1), "axis")});
   else cx.call("hardmax", {}, {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("axis", -1), "axis")});
 }
@@ -215,7 +215,7 @@ void lower_hardmax(LowerContext& cx, const Node& n) {
 // input's channel axis (and the group count).
 void lower_channel_norm(LowerContext& cx, const Node& n) {
   TensorInfo x = cx.info(cx.in(0));
-  if (x.elem != ElementType::F32) cx.error(n.op_type + " is computed in float");
+  if (!held_in_float(x.elem)) cx.error(n.op_type + " is computed in float");
   const bool groups = n.op_type == "GroupNormalization";
   std::vector<AxisName> channel = {x.axes[1]};
   std::vector<Arg> args = {Arg::of_tensor(cx.in(0)), cx.lifted(cx.in(1), channel), cx.lifted(cx.in(2), channel)};
@@ -233,7 +233,7 @@ void lrn(OpContext& c) {
 }
 
 void lower_lrn(LowerContext& cx, const Node& n) {
-  if (cx.info(cx.in(0)).elem != ElementType::F32) cx.error("LRN is computed in float");
+  if (!held_in_float(cx.info(cx.in(0)).elem)) cx.error("LRN is computed in float");
   cx.call("lrn", {},
           {Arg::of_tensor(cx.in(0)), Arg::of_index(cx.attr_int("size", 1), "size"), Arg::of_float(cx.attr_float("alpha", 1e-4f), "alpha"),
            Arg::of_float(cx.attr_float("beta", 0.75f), "beta"), Arg::of_float(cx.attr_float("bias", 1.0f), "bias")});
@@ -254,7 +254,7 @@ void mean_variance_norm(OpContext& c) {
 }
 
 void lower_mean_variance_norm(LowerContext& cx, const Node& n) {
-  if (cx.info(cx.in(0)).elem != ElementType::F32) cx.error("MeanVarianceNormalization is computed in float");
+  if (!held_in_float(cx.info(cx.in(0)).elem)) cx.error("MeanVarianceNormalization is computed in float");
   std::vector<int64_t> axes = mvn_axes(cx.attributes().integers("axes"));
   cx.call("mean_variance_normalization", {}, {Arg::of_tensor(cx.in(0)), Arg::of_extents({axes.begin(), axes.end()})});
 }

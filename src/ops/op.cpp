@@ -31,6 +31,8 @@ bool is_integer_type(ElementType t) {
   }
 }
 
+bool held_in_float(ElementType t) { return t == ElementType::F32 || t == ElementType::F16 || t == ElementType::BF16; }
+
 bool is_float_type(ElementType t) {
   return t == ElementType::F32 || t == ElementType::F16 || t == ElementType::BF16 || t == ElementType::F64;
 }
@@ -120,6 +122,7 @@ const OperatorTable& operators() {
     register_normalization(all);
     register_resize(all);
     register_rotary_embedding(all);
+    register_attention(all);
     register_recurrent(all);
     // If: stage 0, axis naming and lowering run its branches themselves (a block of forward each).
     all.push_back({.domain = "", .op_type = "If", .in_scope = true});

@@ -56,6 +56,7 @@ void register_reduce(std::vector<Operator>& operators);
 void register_normalization(std::vector<Operator>& operators);
 void register_resize(std::vector<Operator>& operators);
 void register_rotary_embedding(std::vector<Operator>& operators);
+void register_attention(std::vector<Operator>& operators);
 void register_recurrent(std::vector<Operator>& operators);
 
 // What several families' records share: the operand lists, and the axis-naming rules of an
@@ -88,6 +89,9 @@ std::optional<std::vector<int64_t>> constant_shape(const std::vector<Extent>& di
 // Whether an element type is an integer or bool type the build folds.
 bool is_integer_type(ElementType t);
 bool is_float_type(ElementType t);
+// Whether the kernels hold and compute t in float: float, and float16 and bfloat16 (which cross
+// the module's boundary as stored and are float inside it).
+bool held_in_float(ElementType t);
 // The value of input i as Extents regardless of kind, if it is integral (Integer kind, or Float
 // holding whole numbers); nullopt otherwise.
 std::optional<std::vector<Extent>> integral_values(const ValueState& v);

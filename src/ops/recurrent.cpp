@@ -203,7 +203,7 @@ void lower_recurrent(LowerContext& cx, const Node& n) {
   auto fail = [&](const std::string& m) { cx.error(m); };
   const Recurrence r = recurrence(n, cx.attributes(), fail);
   const TensorInfo x = cx.info(cx.in(0));
-  if (x.elem != ElementType::F32) cx.error(std::string("the recurrent kernels compute float, not ") + element_type_name(x.elem));
+  if (!held_in_float(x.elem)) cx.error(std::string("the recurrent kernels compute float, not ") + element_type_name(x.elem));
   const int64_t h = hidden_size(cx.attributes(), cx.value(cx.in(2)).dims, fail);
   const std::size_t results = r.cell == Cell::Lstm ? 3 : 2;
   // Y's axes and a state's, from whichever result the graph reads: each is the other with the

@@ -33,7 +33,7 @@ RotaryLayout rotary_layout(OpContext& c) {
 
 void rotary_embedding(OpContext& c) {
   const auto& x = c.input(0);
-  if (x.elem != ElementType::F32) c.error("is computed in float, not " + std::string(element_type_name(x.elem)));
+  if (!held_in_float(x.elem)) c.error("is computed in float, not " + std::string(element_type_name(x.elem)));
   const RotaryLayout layout = rotary_layout(c);
   const int64_t rotary = c.attr_int("rotary_embedding_dim", 0);
   if (rotary < 0) c.error("attribute 'rotary_embedding_dim' " + std::to_string(rotary) + " is negative");
@@ -41,7 +41,7 @@ void rotary_embedding(OpContext& c) {
   const auto& cos = c.input(1);
   const auto& sin = c.input(2);
   if (cos.dims != sin.dims) c.error("the cosine cache " + cos.shape_string() + " and the sine cache " + sin.shape_string() + " differ");
-  if (cos.elem != ElementType::F32 || sin.elem != ElementType::F32) c.error("the caches must be float");
+  if (cos.elem != x.elem || sin.elem != x.elem) c.error("the caches must be of the input's element type");
   const bool positions = c.has_input(3);
   if (positions) {
     const auto& p = c.input(3);

@@ -46,8 +46,8 @@ std::vector<TestCaseResult> run_test_cases(const std::vector<std::filesystem::pa
                                            const TestCaseOptions& options, std::ostream& log);
 
 // Whether `actual` matches `expected` (same element type, extents, and every element within
-// atol + rtol * |expected|; NaN matches NaN; integers and bools exactly). Returns "" on a match,
-// else what differs first.
+// atol + rtol * |expected|, rtol at least 2^-7 for bfloat16, a spacing of its 8 bits; NaN matches
+// NaN; integers and bools exactly). Returns "" on a match, else what differs first.
 std::string compare_tensors(const TensorData& expected, const TensorData& actual,
                             double rtol, double atol);
 

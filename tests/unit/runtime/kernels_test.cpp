@@ -85,6 +85,62 @@ TEST(RotaryEmbedding, RotatesPairsByPositionAndRefusesAPositionOutsideTheCaches)
   }
 }
 
+// One query of head size 1 against two keys 0 and ln 3 (scale 1): softmax weights 1/4 and 3/4 for
+// query 1, 3/4 and 1/4 for query -1; values 4 and 8 give 7 and 5. Two query heads share the one kv
+// head. Each bias then shuts keys: a bool mask, the causal frontier (after a past key or not), the
+// keys a batch holds; a query with no key left gives 0; a mask or a count past the keys is refused.
+TEST(Attention, WeighsValuesBySoftmaxAndShutsKeysAsEachBiasSays) {
+  struct Heads {};
+  struct Kv {};
+  struct Q {};
+  struct K {};
+  struct D {};
+  const float ln3 = std::log(3.0f);
+  Tensor<float, Axes<Batch, Heads, Q, D>> q({1, 2, 1, 1}, {1, -1});
+  Tensor<float, Axes<Batch, Kv, K, D>> k({1, 1, 2, 1}, {0, ln3});
+  Tensor<float, Axes<Batch, Kv, K, D>> v({1, 1, 2, 1}, {4, 8});
+  using Y = Axes<Batch, Heads, Q, D>;
+  AttentionParams p{.scale = 1.0f};
+  const auto near = [](const std::vector<float>& got, const std::vector<float>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << "element " << i;
+  };
+  near(values(cpu.attention<Y>(q, k, v, nullptr, nullptr, nullptr, nullptr, p)), {7, 5});
+  Tensor<bool, Axes<K>> second_only({2}, {false, true});
+  near(values(cpu.attention<Y>(q, k, v, nullptr, nullptr, second_only, nullptr, p)), {8, 8});
+  AttentionParams causal = p;
+  causal.causal = true;
+  near(values(cpu.attention<Y>(q, k, v, nullptr, nullptr, nullptr, nullptr, causal)), {4, 4});
+  // After one past key the query sits at position 1: both keys are before it or at it.
+  Tensor<float, Axes<Batch, Kv, K, D>> new_k({1, 1, 1, 1}, {ln3}), new_v({1, 1, 1, 1}, {8});
+  Tensor<float, Axes<Batch, Kv, K, D>> past_k({1, 1, 1, 1}, {0}), past_v({1, 1, 1, 1}, {4});
+  near(values(cpu.attention<Y>(q, new_k, new_v, past_k, past_v, nullptr, nullptr, causal)), {7, 5});
+  near(values(cpu.attention_cache<Axes<Batch, Kv, K, D>>(past_v, new_v, 0)), {4, 8});
+  Tensor<std::int64_t, Axes<Batch>> held({1}, {1});
+  near(values(cpu.attention<Y>(q, k, v, nullptr, nullptr, nullptr, held, p)), {4, 4});
+  Tensor<bool, Axes<K>> none({2}, {false, false});
+  near(values(cpu.attention<Y>(q, k, v, nullptr, nullptr, none, nullptr, p)), {0, 0});
+  // The scores of mode 3 are the weights.
+  AttentionParams weights = p;
+  weights.scores_mode = 3;
+  auto [y, scores] = cpu.attention_scores<Y, Axes<Batch, Heads, Q, K>>(q, k, v, nullptr, nullptr, nullptr, nullptr, weights);
+  near(values(scores), {0.25f, 0.75f, 0.75f, 0.25f});
+  Tensor<std::int64_t, Axes<Batch>> too_many({1}, {3});
+  try {
+    (void)cpu.attention<Y>(q, k, v, nullptr, nullptr, nullptr, too_many, p, "attn_mask", "lengths");
+    ADD_FAILURE() << "3 keys of 2 were not refused";
+  } catch (const KernelRefusal& e) {
+    EXPECT_EQ(e.error().input, "lengths");
+  }
+  Tensor<bool, Axes<K>> long_mask({3}, {true, true, true});
+  try {
+    (void)cpu.attention<Y>(q, k, v, nullptr, nullptr, long_mask, nullptr, p, "mask");
+    ADD_FAILURE() << "a mask over 3 keys of 2 was not refused";
+  } catch (const KernelRefusal& e) {
+    EXPECT_EQ(e.error().input, "mask");
+  }
+}
+
 TEST(Range, CountsAsOnnxDoes) {
   EXPECT_EQ(values(cpu.range<Axes<Seq>>(std::int64_t{0}, std::int64_t{5}, std::int64_t{2})), (std::vector<std::int64_t>{0, 2, 4}));
   EXPECT_EQ(values(cpu.range<Axes<Seq>>(std::int64_t{5}, std::int64_t{0}, std::int64_t{-2})), (std::vector<std::int64_t>{5, 3, 1}));

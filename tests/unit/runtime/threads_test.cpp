@@ -1,7 +1,7 @@
 // The CPU backend on several threads: Workers runs every job once and keeps a job's exception, and
 // every kernel that splits its work (the SGEMM by rows and by columns, batched products, each
 // convolution path and the copies around one image's product, depthwise, a product's fused
-// epilogue) gives bit for bit what one thread gives.
+// epilogue, attention) gives bit for bit what one thread gives.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -207,6 +207,24 @@ TEST(Threads, GemmWithCGivesOneThreadsBits) {
   EXPECT_TRUE(same_bits(two.gemm<false, true>(a, bt, c, 0.5f, 2.0f), one.gemm<false, true>(a, bt, c, 0.5f, 2.0f)));
   const auto at = random_tensor<Axes<Feat, Batch>>({300, 70}, gen);
   EXPECT_TRUE(same_bits(two.gemm<true, true>(at, bt, 1.0f, true), one.gemm<true, true>(at, bt, 1.0f, true)));
+}
+
+// Attention splits by (batch, head): 3-D Q over grouped kv heads, with a past cache, a float mask
+// and the causal frontier.
+TEST(Threads, AttentionGivesOneThreadsBits) {
+  std::mt19937 gen(31);
+  const Cpu one, two(2);
+  struct Kv {};
+  struct Past {};
+  const auto q = random_tensor<Axes<Batch, Seq, Feat>>({2, 5, 4 * 8}, gen);
+  const auto k = random_tensor<Axes<Batch, Seq, Hidden>>({2, 5, 2 * 8}, gen);
+  const auto v = random_tensor<Axes<Batch, Seq, Hidden>>({2, 5, 2 * 8}, gen);
+  const auto past_k = random_tensor<Axes<Batch, Kv, Past, Head>>({2, 2, 3, 8}, gen);
+  const auto past_v = random_tensor<Axes<Batch, Kv, Past, Head>>({2, 2, 3, 8}, gen);
+  const auto mask = random_tensor<Axes<Seq, Past>>({5, 8}, gen);
+  AttentionParams p{.scale = 0.3f, .causal = true, .q_heads = 4, .kv_heads = 2};
+  using Y = Axes<Batch, Seq, Feat>;
+  EXPECT_TRUE(same_bits(two.attention<Y>(q, k, v, past_k, past_v, mask, nullptr, p), one.attention<Y>(q, k, v, past_k, past_v, mask, nullptr, p)));
 }
 
 TEST(Threads, EveryConvolutionPathGivesOneThreadsBits) {
