@@ -1,6 +1,6 @@
 // Attention (opsets 23 to 25): softmax(Q K^T * scale + bias) V for each query head, with the
 // bias of an attention mask, a causal frontier, a sliding window and the keys a batch pads; and
-// the key and value caches it appends to.
+// the key and value caches it appends to. Both products of a head go through the SGEMM.
 
 // What the build settles of one Attention node.
 struct AttentionParams {
@@ -217,72 +217,88 @@ struct CpuAttention : virtual CpuBase {
     constexpr float kMasked = -std::numeric_limits<float>::infinity();
     const bool q3 = AxisRank<LQ> == 3;
     const float* qd = q.data();
-    // Each (batch, head) is a job of its own rows: the same result on any number of threads.
+    // Each (batch, head) is a job of its own rows, its products serial: the same result on any
+    // number of threads.
     run_jobs(workers(), batch * heads, [&](std::int64_t job) {
       const std::int64_t b = job / heads, h = job % heads, g = h / group;
       const std::int64_t offset = held && !past ? held[b] - S : past;
       const std::int64_t keys_held = held ? held[b] : T;
-      std::vector<float> bias(static_cast<std::size_t>(T)), logits(static_cast<std::size_t>(T)), weights(static_cast<std::size_t>(T));
+      // The group's keys and values as rows of their own (the past ones, then the new), the keys
+      // packed as the product's B.
+      std::vector<float> key_rows(static_cast<std::size_t>(T * head)), value_rows(static_cast<std::size_t>(T * v_head));
+      for (std::int64_t j = 0; j < T; ++j) {
+        std::copy_n(kv.row(kv.past_k, kv.k, head, b, g, j), head, key_rows.data() + j * head);
+        std::copy_n(kv.row(kv.past_v, kv.v, v_head, b, g, j), v_head, value_rows.data() + j * v_head);
+      }
+      std::vector<float> packed(static_cast<std::size_t>(Sgemm::packed_b_size(head, T)));
+      Sgemm::pack_b(key_rows.data(), 1, head, head, T, packed.data());
+      const float* q0 = qd + (q3 ? b * S * heads * head + h * head : (b * heads + h) * S * head);
+      std::vector<float> logits(static_cast<std::size_t>(S * T));
+      Sgemm::Epilogue scaled;
+      scaled.alpha = p.scale;
+      Sgemm::run(S, T, head, Sgemm::AOperand::row_major(q0, q3 ? heads * head : head), Sgemm::packed_b(packed.data(), head), logits.data(), T,
+                 scaled);
       std::vector<double> wide(p.softmax_in_double ? static_cast<std::size_t>(T) : 0);
       for (std::int64_t i = 0; i < S; ++i) {
-        const float* qi = qd + (q3 ? (b * S + i) * heads * head + h * head : ((b * heads + h) * S + i) * head);
-        float* yi = y + (q3 ? (b * S + i) * heads * v_head + h * v_head : ((b * heads + h) * S + i) * v_head);
+        float* row = logits.data() + i * T;  // the scores, then the weights in place
         float* si = scores ? scores + ((b * heads + h) * S + i) * T : nullptr;
-        // The bias of each key, and whether any key is attended.
-        bool any = false;
+        // The causal frontier, the window and the keys held leave one run of keys [lo, hi).
         const std::int64_t at = offset + i;
-        for (std::int64_t j = 0; j < T; ++j) {
-          float v = 0.0f;
+        std::int64_t lo = 0, hi = std::min(T, keys_held);
+        if (p.causal) hi = std::min(hi, at + 1);
+        if (p.right_window >= 0) hi = std::min(hi, at + p.right_window + 1);
+        if (p.left_window >= 0) lo = std::max(lo, at - p.left_window);
+        lo = std::min(lo, T);
+        hi = std::max(hi, lo);
+        const auto capped = [&](float raw) { return p.softcap > 0 ? p.softcap * std::tanh(raw / p.softcap) : raw; };
+        if (si) {
+          for (std::int64_t j = 0; j < T; ++j) si[j] = p.scores_mode == 0 ? row[j] : capped(row[j]);
+          if (p.scores_mode == 2)  // outside the run the bias is -inf
+            for (std::int64_t j = 0; j < T; ++j)
+              if (j < lo || j >= hi) si[j] += kMasked;
+        }
+        // Inside the run, the capped score plus the mask's bias; whether any key is attended.
+        bool any = !(m.floats || m.bools) && hi > lo;
+        for (std::int64_t j = lo; j < hi; ++j) {
+          float bias = 0.0f;
           if (m.floats || m.bools) {
-            if (j >= m.last) v = kMasked;
+            if (j >= m.last) bias = kMasked;
             else {
               const std::int64_t e = b * m.stride[0] + h * m.stride[1] + i * m.stride[2] + j;
-              v = m.bools ? (m.bools[e] ? 0.0f : kMasked) : m.floats[e];
+              bias = m.bools ? (m.bools[e] ? 0.0f : kMasked) : m.floats[e];
             }
+            any = any || bias != kMasked;
           }
-          const bool shut = (p.causal && j > at) || (p.left_window >= 0 && at - j > p.left_window) ||
-                            (p.right_window >= 0 && j - at > p.right_window) || j >= keys_held;
-          bias[j] = shut ? kMasked : v;
-          any = any || bias[j] != kMasked;
+          row[j] = capped(row[j]) + bias;
         }
-        for (std::int64_t j = 0; j < T; ++j) {
-          const float* kj = kv.row(kv.past_k, kv.k, head, b, g, j);
-          float dot = 0.0f;
-          for (std::int64_t c = 0; c < head; ++c) dot += qi[c] * kj[c];
-          const float raw = dot * p.scale;
-          const float capped = p.softcap > 0 ? p.softcap * std::tanh(raw / p.softcap) : raw;
-          logits[j] = capped + bias[j];
-          if (si) si[j] = p.scores_mode == 0 ? raw : p.scores_mode == 1 ? capped : logits[j];
-        }
-        softmax_row(logits.data(), weights.data(), wide.data(), T, p.softmax_in_double);
-        if (!any) std::fill(weights.begin(), weights.end(), 0.0f);
-        if (si && p.scores_mode == 3) std::copy(weights.begin(), weights.end(), si);
-        std::fill(yi, yi + v_head, 0.0f);
-        for (std::int64_t j = 0; j < T; ++j) {
-          const float w = weights[j];
-          const float* vj = kv.row(kv.past_v, kv.v, v_head, b, g, j);
-          for (std::int64_t c = 0; c < v_head; ++c) yi[c] += w * vj[c];
-        }
+        if (si && p.scores_mode == 2) std::copy(row + lo, row + hi, si + lo);
+        std::fill(row, row + lo, 0.0f);
+        std::fill(row + hi, row + T, 0.0f);
+        if (any) softmax_row(row + lo, wide.data(), hi - lo, p.softmax_in_double);
+        else std::fill(row + lo, row + hi, 0.0f);
+        if (si && p.scores_mode == 3) std::copy(row, row + T, si);
       }
+      float* y0 = y + (q3 ? b * S * heads * v_head + h * v_head : (b * heads + h) * S * v_head);
+      Sgemm::run(S, v_head, T, Sgemm::AOperand::row_major(logits.data(), T), Sgemm::BOperand::row_major(value_rows.data(), v_head), y0,
+                 q3 ? heads * v_head : v_head, Sgemm::Epilogue{});
     });
   }
 
-  // softmax of n logits: a row of -inf (no key attended) gives zeros, not NaN.
-  static void softmax_row(const float* x, float* w, double* wide, std::int64_t n, bool in_double) {
+  // The softmax of a row of n logits, in place: a row of -inf (no key attended) gives zeros, not NaN.
+  static void softmax_row(float* row, double* wide, std::int64_t n, bool in_double) {
     float max = -std::numeric_limits<float>::infinity();
-    for (std::int64_t j = 0; j < n; ++j) max = std::max(max, x[j]);
+    for (std::int64_t j = 0; j < n; ++j) max = std::max(max, row[j]);
     if (max == -std::numeric_limits<float>::infinity()) max = 0.0f;
     if (in_double) {
       double sum = 0;
-      for (std::int64_t j = 0; j < n; ++j) sum += wide[j] = std::exp(static_cast<double>(x[j]) - max);
+      for (std::int64_t j = 0; j < n; ++j) sum += wide[j] = std::exp(static_cast<double>(row[j]) - max);
       if (sum == 0) sum = 1;
-      for (std::int64_t j = 0; j < n; ++j) w[j] = static_cast<float>(wide[j] / sum);
+      for (std::int64_t j = 0; j < n; ++j) row[j] = static_cast<float>(wide[j] / sum);
       return;
     }
     float sum = 0;
-    for (std::int64_t j = 0; j < n; ++j) sum += w[j] = std::exp(x[j] - max);
+    for (std::int64_t j = 0; j < n; ++j) sum += row[j] = std::exp(row[j] - max);
     if (sum == 0) sum = 1;
-    for (std::int64_t j = 0; j < n; ++j) w[j] /= sum;
+    for (std::int64_t j = 0; j < n; ++j) row[j] /= sum;
   }
-
 };
