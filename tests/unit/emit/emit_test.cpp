@@ -119,7 +119,7 @@ TEST(BuildModule, TheMlpHeaderDeclaresItsAxesWeightsAndForward) {
   EXPECT_NE(h.find("RunResult<Tensor<float, Axes<Batch, Out>>> forward(LoamBackend& backend"), std::string::npos);
   // The runtime is inlined, not included.
   EXPECT_EQ(h.find("#include \"runtime"), std::string::npos);
-  EXPECT_NE(h.find("struct Cpu : CpuBoundary, CpuProducts, CpuWindows, CpuMovement, CpuResampling, CpuRecurrent, CpuReductions {"), std::string::npos);
+  EXPECT_NE(h.find("struct Cpu : CpuBoundary, CpuProducts, CpuWindows, CpuMovement, CpuResampling, CpuRecurrent, CpuAttention, CpuReductions {"), std::string::npos);
   EXPECT_NE(h.find("class Workers {"), std::string::npos);
   ASSERT_EQ(m.interface.inputs.size(), 1u);
   EXPECT_EQ(m.interface.inputs[0].cpp_type, "Tensor<float, Axes<Batch, In>>");
